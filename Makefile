@@ -1,0 +1,30 @@
+# Herald build entry points. `make run` and `make test` install missing system packages first.
+SWIFT ?= swift
+CONFIG ?= debug
+# Debian/Ubuntu packages the build and the tests need (macOS: brew install openssl@3 nghttp2 sqlite libpq pkg-config).
+APT_PACKAGES := libssl-dev libnghttp2-dev libsqlite3-dev libpq-dev pkg-config zlib1g-dev
+BENCH_APT_PACKAGES := nghttp2-client nghttp2-server wrk python3-venv
+
+.PHONY: deps build run test bench clean
+
+deps:
+	@./scripts/install-deps.sh $(APT_PACKAGES)
+
+build: deps
+	$(SWIFT) build -c $(CONFIG)
+
+run: deps
+	$(SWIFT) build -c release --product herald
+	$$($(SWIFT) build -c release --show-bin-path)/herald serve $(ARGS)
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: deps
+	@./scripts/install-deps.sh $(BENCH_APT_PACKAGES)
+	$(SWIFT) build -c release --product herald
+	./bench/run.sh
+
+clean:
+	rm -rf .build

@@ -1,0 +1,59 @@
+// swift-tools-version:6.0
+// Herald: a self-hosted push notification platform (see README.md and docs/).
+// No package dependencies: system C libraries come in as system-library targets.
+import PackageDescription
+
+let package = Package(
+    name: "Herald",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "herald", targets: ["herald"]),
+        .library(name: "HeraldClient", targets: ["HeraldClient"]),
+        .library(name: "APNSClient", targets: ["APNSClient"]),
+    ],
+    targets: [
+        // C layer
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        .systemLibrary(name: "CNGHTTP2", path: "Sources/CNGHTTP2", pkgConfig: "libnghttp2",
+                       providers: [.apt(["libnghttp2-dev"]), .brew(["nghttp2"])]),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        .target(name: "CHeraldShims", dependencies: ["COpenSSL", "CSQLite"]),
+
+        // Crypto: keys, certificates, ES256, JWT, secrets at rest (OpenSSL)
+        .target(name: "HeraldCrypto", dependencies: ["COpenSSL", "CHeraldShims"]),
+        // I/O: epoll event loops, sockets, timers, TLS
+        .target(name: "HeraldIO", dependencies: ["HeraldCrypto", "COpenSSL", "CHeraldShims"]),
+        // HTTP: HTTP/1.1 server, HTTP/2 client and server connections (nghttp2)
+        .target(name: "HeraldHTTP", dependencies: ["HeraldIO", "CNGHTTP2", "CHeraldShims"]),
+        // APNs model: payload, request, validation, reasons, tokens, legacy binary codec (Foundation only)
+        .target(name: "APNSCore"),
+        // APNs client: credentials, provider tokens, connection pool, retries
+        .target(name: "APNSClient", dependencies: ["APNSCore", "HeraldHTTP", "HeraldCrypto"]),
+        // APNs simulator: provider API, legacy ports, devices, store-and-forward, faults
+        .target(name: "HeraldSimulator", dependencies: ["APNSCore", "HeraldHTTP", "HeraldCrypto"]),
+        // Storage: SQLite (embedded) behind one protocol
+        .target(name: "HeraldStore", dependencies: ["CSQLite", "CHeraldShims"]),
+        // Provider service: REST API, registry, push API, queue, dispatcher, scheduler
+        .target(name: "HeraldServer", dependencies: ["HeraldStore", "APNSClient", "HeraldSimulator", "HeraldHTTP", "HeraldCrypto"]),
+        // App SDK: Foundation only
+        .target(name: "HeraldClient"),
+        // Command line: subcommands; `herald` is a thin main
+        .target(name: "HeraldCLI", dependencies: ["APNSClient", "HeraldSimulator", "HeraldServer", "HeraldClient"]),
+        .executableTarget(name: "herald", dependencies: ["HeraldCLI"]),
+
+        .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
+        .testTarget(name: "HeraldIOTests", dependencies: ["HeraldIO", "HeraldCrypto"]),
+        .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldIO", "HeraldCrypto"]),
+        .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore"], resources: [.copy("Golden")]),
+        .testTarget(name: "APNSClientTests", dependencies: ["APNSClient", "HeraldSimulator", "HeraldCrypto"]),
+        .testTarget(name: "HeraldSimulatorTests", dependencies: ["HeraldSimulator", "APNSClient", "HeraldCrypto"]),
+        .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore"]),
+        .testTarget(name: "HeraldServerTests", dependencies: ["HeraldServer", "HeraldSimulator", "APNSClient"]),
+        .testTarget(name: "HeraldClientTests", dependencies: ["HeraldClient"]),
+        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldCLI"]),
+    ]
+)

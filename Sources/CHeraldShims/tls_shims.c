@@ -1,0 +1,1 @@
+#include "tls_shims.h"

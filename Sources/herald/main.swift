@@ -1,0 +1,2 @@
+import HeraldCLI
+HeraldCommand.main()

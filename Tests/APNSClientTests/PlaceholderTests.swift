@@ -1,0 +1,4 @@
+import Testing
+@testable import APNSClient
+
+@Test func moduleLoads() {}

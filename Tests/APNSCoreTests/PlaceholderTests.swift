@@ -1,0 +1,4 @@
+import Testing
+@testable import APNSCore
+
+@Test func moduleLoads() {}

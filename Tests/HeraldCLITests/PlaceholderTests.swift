@@ -1,0 +1,4 @@
+import Testing
+@testable import HeraldCLI
+
+@Test func moduleLoads() {}

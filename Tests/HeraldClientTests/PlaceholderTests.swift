@@ -1,0 +1,4 @@
+import Testing
+@testable import HeraldClient
+
+@Test func moduleLoads() {}

@@ -1,0 +1,4 @@
+import Testing
+@testable import HeraldCrypto
+
+@Test func moduleLoads() {}

@@ -1,0 +1,4 @@
+import Testing
+@testable import HeraldIO
+
+@Test func moduleLoads() {}

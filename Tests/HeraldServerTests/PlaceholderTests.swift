@@ -1,0 +1,4 @@
+import Testing
+@testable import HeraldServer
+
+@Test func moduleLoads() {}

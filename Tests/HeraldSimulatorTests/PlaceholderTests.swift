@@ -1,0 +1,4 @@
+import Testing
+@testable import HeraldSimulator
+
+@Test func moduleLoads() {}

@@ -1,0 +1,4 @@
+import Testing
+@testable import HeraldStore
+
+@Test func moduleLoads() {}
