@@ -25,6 +25,8 @@ import HeraldCrypto
         #expect(!publicKey.verifyES256(signature: Array(raw.prefix(63)), message: message))
         #expect(!publicKey.verifyES256(signature: [], message: message))
         #expect(!(try PrivateKey.generateP256()).publicKey.verifyES256(signature: raw, message: message))
+        // Failures leave the reused verification context usable.
+        #expect(publicKey.verifyES256(signature: raw, message: message))
     }
 
     @Test func signatureMadeByOpenSSLVerifiesInBothEncodings() throws {
