@@ -46,6 +46,9 @@ public final class PrivateKey: @unchecked Sendable {
             }
             throw CryptoError.notAKey(detail: detail)
         }
+        // Skipping the other blocks of a combined PEM can leave errors queued; a TLS layer reading the
+        // queue later on this thread must not see them.
+        ERR_clear_error()
         self.init(taking: pkey)
     }
 

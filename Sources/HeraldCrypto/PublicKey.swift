@@ -30,6 +30,7 @@ public final class PublicKey: @unchecked Sendable, Equatable {
     public convenience init(pem: String) throws {
         let pkey = try withReadBIO(Array(pem.utf8)) { PEM_read_bio_PUBKEY($0, nil, nil, nil) }
         if let pkey {
+            ERR_clear_error()
             self.init(taking: pkey)
             return
         }

@@ -26,7 +26,7 @@ import HeraldCrypto
         let ca = try CertificateAuthority.makeSelfSigned(now: fixedNow)
         let sandbox = try ca.issueAPNsClientCertificate(bundleID: "com.example.dev", teamID: "T", environments: .sandbox, now: fixedNow)
         let production = try ca.issueAPNsClientCertificate(bundleID: "com.example.prod", teamID: "T", environments: .production,
-                                                           keyType: .rsa(bits: 2048), now: fixedNow)
+                                                           now: fixedNow)
         #expect(try APNsCertificateInfo(sandbox.certificate).environments == .sandbox)
         #expect(try APNsCertificateInfo(production.certificate).environments == .production)
         #expect(sandbox.certificate.extensionValue(oid: APNsCertificateInfo.sandboxOID) == [0x05, 0x00])

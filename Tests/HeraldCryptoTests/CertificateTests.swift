@@ -51,7 +51,7 @@ import HeraldCrypto
 
     @Test func certificateMadeByOpenSSLExposesSubjectUIDAndDERRoundTrips() throws {
         let directory = try TemporaryDirectory()
-        try opensslOK(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", directory.file("key.pem"),
+        try opensslOK(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", directory.file("key.pem"),
                        "-out", directory.file("cert.pem"), "-days", "365",
                        "-subj", "/UID=com.example.wendercast/CN=Apple Push Services: com.example.wendercast/OU=ABCDE12345/C=US"])
         let certificate = try Certificate(pemFile: directory.file("cert.pem"))
