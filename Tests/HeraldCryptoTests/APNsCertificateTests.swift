@@ -111,4 +111,25 @@ import HeraldCrypto
                        "-extensions", "bad", "-config", "bad.cnf"], in: directory)
         #expect(throws: CryptoError.self) { try APNsCertificateInfo(try Certificate(pemFile: directory.file("cert.pem"))) }
     }
+
+    /// Apple's exact layout is unconfirmed: unknown elements are skipped, a topic without a kind is kept.
+    @Test func topicsExtensionWithUnexpectedElementsStillDecodes() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("odd.cnf", """
+            [ odd ]
+            1.2.840.113635.100.6.3.6 = ASN1:SEQUENCE:topics
+            [ topics ]
+            t.0 = UTF8String:com.example.odd
+            t.1 = SEQWRAP,UTF8String:app
+            t.2 = INTEGER:5
+            t.3 = UTF8String:com.example.odd.voip
+
+            """)
+        try opensslOK(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                       "-keyout", "key.pem", "-out", "cert.pem", "-days", "30", "-subj", "/UID=com.example.odd",
+                       "-extensions", "odd", "-config", "odd.cnf"], in: directory)
+        let info = try APNsCertificateInfo(try Certificate(pemFile: directory.file("cert.pem")))
+        #expect(info.topics == [.init(name: "com.example.odd", kind: "app"), .init(name: "com.example.odd.voip", kind: "")])
+        #expect(info.environments == [])
+    }
 }

@@ -94,6 +94,7 @@ private func derSignature(fromRaw raw: [UInt8]) -> [UInt8] {
         #expect(jwt.header.kid == "A1B2C3D4E5")
         #expect(jwt.claims.iss == "T1T2T3T4T5")
         #expect(jwt.claims.iat == 1_780_000_000)
+        #expect(jwt.claims.issuedAt == Date(timeIntervalSince1970: 1_780_000_000))
         #expect(jwt.claims.extra["note"] == .string("??>>"))
         let publicKey = try PublicKey(pem: try opensslOK(["pkey", "-in", keyPath, "-pubout"]).text)
         try jwt.verify(using: publicKey)
