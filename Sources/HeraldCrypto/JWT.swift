@@ -15,9 +15,9 @@ public struct JWT: Sendable, Equatable {
         /// `typ`: optional; pushy and APNSwift send "JWT", Apple does not need it.
         public var typ: String?
         /// Any other header fields.
-        public var extra: [String: JSONValue]
+        public var extra: [String: JWT.Value]
 
-        public init(alg: String = "ES256", kid: String?, typ: String? = "JWT", extra: [String: JSONValue] = [:]) {
+        public init(alg: String = "ES256", kid: String?, typ: String? = "JWT", extra: [String: JWT.Value] = [:]) {
             self.alg = alg
             self.kid = kid
             self.typ = typ
@@ -32,9 +32,9 @@ public struct JWT: Sendable, Equatable {
         /// `iat`: issued-at, UNIX seconds.
         public var iat: Int64?
         /// Any other claims.
-        public var extra: [String: JSONValue]
+        public var extra: [String: JWT.Value]
 
-        public init(iss: String?, iat: Int64?, extra: [String: JSONValue] = [:]) {
+        public init(iss: String?, iat: Int64?, extra: [String: JWT.Value] = [:]) {
             self.iss = iss
             self.iat = iat
             self.extra = extra
@@ -72,7 +72,7 @@ public struct JWT: Sendable, Equatable {
     }
 
     private static func encode(_ header: Header) -> [UInt8] {
-        var members: [(key: String, value: JSONValue)] = [("alg", .string(header.alg))]
+        var members: [(key: String, value: JWT.Value)] = [("alg", .string(header.alg))]
         if let kid = header.kid { members.append(("kid", .string(kid))) }
         if let typ = header.typ { members.append(("typ", .string(typ))) }
         members += header.extra.filter { !["alg", "kid", "typ"].contains($0.key) }.sorted { $0.key < $1.key }
@@ -82,7 +82,7 @@ public struct JWT: Sendable, Equatable {
     }
 
     private static func encode(_ claims: Claims) -> [UInt8] {
-        var members: [(key: String, value: JSONValue)] = []
+        var members: [(key: String, value: JWT.Value)] = []
         if let iss = claims.iss { members.append(("iss", .string(iss))) }
         if let iat = claims.iat { members.append(("iat", .integer(iat))) }
         members += claims.extra.filter { !["iss", "iat"].contains($0.key) }.sorted { $0.key < $1.key }
@@ -102,11 +102,11 @@ public struct JWT: Sendable, Equatable {
         let parts = text.drop(while: isSpace).split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .malformed("expected 3 dot-separated parts, found \(parts.count)") }
         guard let headerBytes = Base64URL.decode(String(decoding: parts[0], as: UTF8.self)),
-              case .object(let headerFields)? = JSONValue(parsing: headerBytes) else {
+              case .object(let headerFields)? = Value(parsing: headerBytes) else {
             throw .malformed("the header is not a base64 JSON object")
         }
         guard let claimBytes = Base64URL.decode(String(decoding: parts[1], as: UTF8.self)),
-              case .object(let claimFields)? = JSONValue(parsing: claimBytes) else {
+              case .object(let claimFields)? = Value(parsing: claimBytes) else {
             throw .malformed("the claims are not a base64 JSON object")
         }
         guard !parts[2].isEmpty, let signature = Base64URL.decode(String(decoding: parts[2], as: UTF8.self)) else {
@@ -127,7 +127,7 @@ public struct JWT: Sendable, Equatable {
         signingInput = Array(parts[0]) + [UInt8(ascii: ".")] + Array(parts[1])
     }
 
-    private static func optionalString(_ fields: [String: JSONValue], _ name: String, in part: String) throws(JWTError) -> String? {
+    private static func optionalString(_ fields: [String: JWT.Value], _ name: String, in part: String) throws(JWTError) -> String? {
         guard let value = fields[name] else { return nil }
         guard let string = value.stringValue else { throw .malformed("\"\(name)\" in the \(part) is not a string") }
         return string

@@ -9,7 +9,7 @@ public enum PKCS12 {
     /// OpenSSL's legacy provider on first need.
     /// - Throws: `CryptoError.wrongPassphrase`, `.notACertificate` (not a PKCS#12 archive), `.notAKey`
     ///   (the archive holds no key).
-    public static func load(_ bytes: [UInt8], passphrase: String) throws -> TLSIdentity {
+    public static func load(_ bytes: [UInt8], passphrase: String) throws -> CertificateIdentity {
         let archive: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             return d2i_PKCS12(nil, &cursor, buffer.count)
@@ -34,13 +34,13 @@ public enum PKCS12 {
     }
 
     /// Reads a `.p12` file.
-    public static func load(file path: String, passphrase: String) throws -> TLSIdentity {
+    public static func load(file path: String, passphrase: String) throws -> CertificateIdentity {
         try load(try readFileBytes(path), passphrase: passphrase)
     }
 
     /// Writes `identity` as a `.p12` protected by `passphrase`, with OpenSSL 3's defaults
     /// (AES-256-CBC with PBKDF2 for key and certificates, HMAC-SHA256 MAC).
-    public static func make(_ identity: TLSIdentity, passphrase: String, friendlyName: String? = nil) throws -> [UInt8] {
+    public static func make(_ identity: CertificateIdentity, passphrase: String, friendlyName: String? = nil) throws -> [UInt8] {
         guard let stack = herald_crypto_x509_stack_new() else { throw openSSLFailure("sk_X509_new_null") }
         defer { herald_crypto_x509_stack_free_all(stack) }
         for certificate in identity.chain where herald_crypto_x509_stack_push_ref(stack, certificate.x509) != 1 {
@@ -64,7 +64,7 @@ public enum PKCS12 {
     }
 
     /// Nil if OpenSSL could not decrypt the contents (e.g. an algorithm of the legacy provider).
-    private static func parse(_ archive: OpaquePointer, password: String?) throws -> TLSIdentity? {
+    private static func parse(_ archive: OpaquePointer, password: String?) throws -> CertificateIdentity? {
         var pkey: OpaquePointer?
         var x509: OpaquePointer?
         var stack: OpaquePointer?
@@ -81,7 +81,7 @@ public enum PKCS12 {
         let certificate = x509.map(Certificate.init(taking:))
         guard let key else { throw CryptoError.notAKey(detail: "the PKCS#12 archive holds no private key") }
         guard let certificate else { throw CryptoError.notACertificate(detail: "the PKCS#12 archive holds no certificate") }
-        return try TLSIdentity(privateKey: key, certificate: certificate, chain: chain)
+        return try CertificateIdentity(privateKey: key, certificate: certificate, chain: chain)
     }
 }
 

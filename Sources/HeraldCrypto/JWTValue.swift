@@ -1,52 +1,54 @@
-/// A JSON value, as JWT headers and claims hold them. Kept here (rather than using JSONSerialization) so
-/// that parsing and building tokens stays off Foundation and its NSNumber bridging.
-public enum JSONValue: Sendable, Equatable, Hashable {
-    case string(String)
-    /// A number written without fraction or exponent that fits in 64 bits.
-    case integer(Int64)
-    case number(Double)
-    case bool(Bool)
-    case null
-    case array([JSONValue])
-    case object([String: JSONValue])
+extension JWT {
+    /// A JSON value, as JWT headers and claims hold them. Kept here (rather than using JSONSerialization) so
+    /// that parsing and building tokens stays off Foundation and its NSNumber bridging.
+    public enum Value: Sendable, Equatable, Hashable {
+        case string(String)
+        /// A number written without fraction or exponent that fits in 64 bits.
+        case integer(Int64)
+        case number(Double)
+        case bool(Bool)
+        case null
+        case array([Value])
+        case object([String: Value])
 
-    /// The string, if this is one.
-    public var stringValue: String? {
-        if case .string(let value) = self { return value }
-        return nil
-    }
-
-    /// The integer, if this is an integral number.
-    public var integerValue: Int64? {
-        switch self {
-        case .integer(let value): return value
-        case .number(let value) where value.rounded() == value && abs(value) < 9.0e15: return Int64(value)
-        default: return nil
+        /// The string, if this is one.
+        public var stringValue: String? {
+            if case .string(let value) = self { return value }
+            return nil
         }
-    }
 
-    /// Compact JSON text; object keys sorted so equal values encode identically.
-    public var jsonText: String {
-        var out: [UInt8] = []
-        JSONWriter.write(self, into: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
+        /// The integer, if this is an integral number.
+        public var integerValue: Int64? {
+            switch self {
+            case .integer(let value): return value
+            case .number(let value) where value.rounded() == value && abs(value) < 9.0e15: return Int64(value)
+            default: return nil
+            }
+        }
 
-    /// Parses JSON text (RFC 8259); nil if it is not valid JSON or nests deeper than 64 levels.
-    public init?<S: StringProtocol>(parsing text: S) {
-        self.init(parsing: Array(text.utf8))
-    }
+        /// Compact JSON text; object keys sorted so equal values encode identically.
+        public var jsonText: String {
+            var out: [UInt8] = []
+            JSONWriter.write(self, into: &out)
+            return String(decoding: out, as: UTF8.self)
+        }
 
-    /// Parses UTF-8 JSON bytes; nil if they are not valid JSON or nest deeper than 64 levels.
-    public init?(parsing bytes: [UInt8]) {
-        var parser = JSONParser(bytes)
-        guard let value = parser.parseDocument() else { return nil }
-        self = value
+        /// Parses JSON text (RFC 8259); nil if it is not valid JSON or nests deeper than 64 levels.
+        public init?<S: StringProtocol>(parsing text: S) {
+            self.init(parsing: Array(text.utf8))
+        }
+
+        /// Parses UTF-8 JSON bytes; nil if they are not valid JSON or nest deeper than 64 levels.
+        public init?(parsing bytes: [UInt8]) {
+            var parser = JSONParser(bytes)
+            guard let value = parser.parseDocument() else { return nil }
+            self = value
+        }
     }
 }
 
 enum JSONWriter {
-    static func write(_ value: JSONValue, into out: inout [UInt8]) {
+    static func write(_ value: JWT.Value, into out: inout [UInt8]) {
         switch value {
         case .string(let string): writeString(string, into: &out)
         case .integer(let integer): out += Array(String(integer).utf8)
@@ -67,7 +69,7 @@ enum JSONWriter {
     }
 
     /// Writes members in the given order.
-    static func writeObject(_ members: [(key: String, value: JSONValue)], into out: inout [UInt8]) {
+    static func writeObject(_ members: [(key: String, value: JWT.Value)], into out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
         for (index, member) in members.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
@@ -103,20 +105,20 @@ struct JSONParser {
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    mutating func parseDocument() -> JSONValue? {
+    mutating func parseDocument() -> JWT.Value? {
         guard let value = parseValue(depth: 0) else { return nil }
         skipWhitespace()
         return position == bytes.count ? value : nil
     }
 
-    private mutating func parseValue(depth: Int) -> JSONValue? {
+    private mutating func parseValue(depth: Int) -> JWT.Value? {
         guard depth < JSONParser.maximumDepth else { return nil }
         skipWhitespace()
         guard position < bytes.count else { return nil }
         switch bytes[position] {
         case UInt8(ascii: "{"): return parseObject(depth: depth)
         case UInt8(ascii: "["): return parseArray(depth: depth)
-        case UInt8(ascii: "\""): return parseString().map(JSONValue.string)
+        case UInt8(ascii: "\""): return parseString().map(JWT.Value.string)
         case UInt8(ascii: "t"): return literal("true", .bool(true))
         case UInt8(ascii: "f"): return literal("false", .bool(false))
         case UInt8(ascii: "n"): return literal("null", .null)
@@ -124,9 +126,9 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseObject(depth: Int) -> JSONValue? {
+    private mutating func parseObject(depth: Int) -> JWT.Value? {
         position += 1
-        var members: [String: JSONValue] = [:]
+        var members: [String: JWT.Value] = [:]
         skipWhitespace()
         if consume(UInt8(ascii: "}")) { return .object(members) }
         while true {
@@ -142,9 +144,9 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseArray(depth: Int) -> JSONValue? {
+    private mutating func parseArray(depth: Int) -> JWT.Value? {
         position += 1
-        var elements: [JSONValue] = []
+        var elements: [JWT.Value] = []
         skipWhitespace()
         if consume(UInt8(ascii: "]")) { return .array(elements) }
         while true {
@@ -216,7 +218,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseNumber() -> JSONValue? {
+    private mutating func parseNumber() -> JWT.Value? {
         let start = position
         var integral = true
         _ = consume(UInt8(ascii: "-"))
@@ -232,7 +234,7 @@ struct JSONParser {
         }
         let text = String(decoding: bytes[start..<position], as: UTF8.self)
         if integral, let integer = Int64(text) { return .integer(integer) }
-        return Double(text).map(JSONValue.number)
+        return Double(text).map(JWT.Value.number)
     }
 
     private mutating func digits() -> Int {
@@ -241,7 +243,7 @@ struct JSONParser {
         return position - start
     }
 
-    private mutating func literal(_ word: String, _ value: JSONValue) -> JSONValue? {
+    private mutating func literal(_ word: String, _ value: JWT.Value) -> JWT.Value? {
         let utf8 = Array(word.utf8)
         guard position + utf8.count <= bytes.count, Array(bytes[position..<position + utf8.count]) == utf8 else { return nil }
         position += utf8.count

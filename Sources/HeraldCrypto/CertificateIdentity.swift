@@ -2,7 +2,7 @@
 /// presents (an APNs client certificate, a simulator's server certificate).
 ///
 /// Sendable: an immutable struct of Sendable parts.
-public struct TLSIdentity: Sendable {
+public struct CertificateIdentity: Sendable {
     public let privateKey: PrivateKey
     /// The end-entity (leaf) certificate.
     public let certificate: Certificate
