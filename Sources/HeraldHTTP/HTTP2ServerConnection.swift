@@ -68,6 +68,9 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
     /// Drops the TCP connection at once with a reset (fault injection).
     public func closeAbruptly() { stream?.closeAbruptly() }
 
+    /// Stops reading from the peer: no more requests, no PING answers (fault injection: a hung server).
+    public func stopReading() { stream?.pauseReading() }
+
     // MARK: frames
 
     override func beginHeaders(streamID: Int32) {

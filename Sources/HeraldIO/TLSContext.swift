@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCrypto
 internal import COpenSSL
 internal import CHeraldShims
 
@@ -38,7 +39,7 @@ public final class TLSContext: @unchecked Sendable {
         _ = SSL_CTX_set_num_tickets(ctx, 0)
     }
 
-    private init(isServer: Bool, identity: TLSIdentity?, handshakeDelay: Duration?) throws {
+    private init(isServer: Bool, identity: CertificateIdentity?, handshakeDelay: Duration?) throws {
         guard let ctx = SSL_CTX_new(isServer ? TLS_server_method() : TLS_client_method()) else {
             throw TLSContext.lastError("creating a TLS context")
         }
@@ -52,34 +53,24 @@ public final class TLSContext: @unchecked Sendable {
 
     deinit { SSL_CTX_free(ctx) }
 
-    private func use(_ identity: TLSIdentity) throws {
-        let chain = try PEMReader.certificates(identity.certificatePEM)
-        guard let leaf = chain.first else {
-            throw IOError.tls("no certificate found in the PEM data: expected a -----BEGIN CERTIFICATE----- block")
-        }
-        defer { chain.forEach { X509_free($0) } }
-        guard SSL_CTX_use_certificate(ctx, leaf) == 1 else { throw TLSContext.lastError("using the certificate") }
-        for extra in chain.dropFirst() {
-            // add0 takes ownership, so hand it its own reference.
+    private func use(_ identity: CertificateIdentity) throws {
+        guard SSL_CTX_use_certificate(ctx, identity.certificate.x509) == 1 else { throw TLSContext.lastError("using the certificate") }
+        for extra in identity.chainX509 {
+            // The context takes ownership of what it is given, so hand it its own reference.
             X509_up_ref(extra)
             _ = SSL_CTX_ctrl(ctx, SSL_CTRL_EXTRA_CHAIN_CERT, 0, UnsafeMutableRawPointer(extra))
         }
-        let key = try PEMReader.privateKey(identity.privateKeyPEM, passphrase: identity.passphrase)
-        defer { EVP_PKEY_free(key) }
-        guard SSL_CTX_use_PrivateKey(ctx, key) == 1 else { throw TLSContext.lastError("using the private key") }
+        guard SSL_CTX_use_PrivateKey(ctx, identity.privateKey.evpPKey) == 1 else { throw TLSContext.lastError("using the private key") }
         guard SSL_CTX_check_private_key(ctx) == 1 else {
             throw IOError.tls("the private key does not match the certificate")
         }
     }
 
     private func addCAs(_ pem: [UInt8]) throws {
-        let certs = try PEMReader.certificates(pem)
+        let certs = try Certificate.loadAll(pem: String(decoding: pem, as: UTF8.self))
         guard !certs.isEmpty else { throw IOError.tls("no CA certificate found in the given PEM") }
         let store = SSL_CTX_get_cert_store(ctx)
-        for cert in certs {
-            X509_STORE_add_cert(store, cert)
-            X509_free(cert)
-        }
+        for cert in certs { X509_STORE_add_cert(store, cert.x509) }
     }
 
     static func lastErrorText() -> String {
@@ -92,36 +83,3 @@ public final class TLSContext: @unchecked Sendable {
     static func lastError(_ doing: String) -> IOError { .tls("\(doing): \(lastErrorText())") }
 }
 
-/// Reads PEM blocks with OpenSSL.
-enum PEMReader {
-    /// Every certificate in the PEM bytes, in order; the caller frees them.
-    static func certificates(_ pem: [UInt8]) throws -> [OpaquePointer] {
-        try pem.withUnsafeBytes { raw in
-            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { throw TLSContext.lastError("reading PEM") }
-            defer { BIO_free(bio) }
-            var out: [OpaquePointer] = []
-            while let cert = PEM_read_bio_X509(bio, nil, nil, nil) { out.append(cert) }
-            ERR_clear_error()
-            return out
-        }
-    }
-
-    /// The first private key in the PEM bytes; the caller frees it.
-    static func privateKey(_ pem: [UInt8], passphrase: String?) throws -> OpaquePointer {
-        try pem.withUnsafeBytes { raw in
-            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { throw TLSContext.lastError("reading PEM") }
-            defer { BIO_free(bio) }
-            let key: OpaquePointer? = (passphrase ?? "").withCString { pass in
-                PEM_read_bio_PrivateKey(bio, nil, nil, UnsafeMutableRawPointer(mutating: pass))
-            }
-            guard let key else {
-                let why = TLSContext.lastErrorText()
-                if why.contains("bad decrypt") || why.contains("maybe wrong password") || why.contains("interrupted or cancelled") {
-                    throw IOError.tls("cannot decrypt the private key: the passphrase is wrong or missing (--passphrase)")
-                }
-                throw IOError.tls("no usable private key in the PEM data (\(why)): expected a -----BEGIN ... PRIVATE KEY----- block")
-            }
-            return key
-        }
-    }
-}

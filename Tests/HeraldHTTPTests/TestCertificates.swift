@@ -1,13 +1,14 @@
 import Foundation
 import HeraldIO
+import HeraldCrypto
 
 /// A throwaway CA and a localhost server certificate made with the openssl command line, so these
 /// transport tests do not depend on the code under test to produce their fixtures.
 struct TestCertificates {
     let directory: URL
     var caFile: String { directory.appendingPathComponent("ca.pem").path }
-    var serverIdentity: TLSIdentity {
-        try! TLSIdentity(certificateFile: directory.appendingPathComponent("server.pem").path,
+    var serverIdentity: CertificateIdentity {
+        try! CertificateIdentity(certificateFile: directory.appendingPathComponent("server.pem").path,
                          privateKeyFile: directory.appendingPathComponent("server.key").path)
     }
 
