@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import APNSCore
@@ -124,5 +125,27 @@ struct JSONParserTests {
         #expect(try JSONValue(parsing: "1") != JSONValue(parsing: "1.0"))
         #expect(JSONValue.double(3).intValue == 3)
         #expect(JSONValue.double(3.5).intValue == nil)
+    }
+}
+
+struct JSONCodableTests {
+    struct Envelope: Codable, Equatable {
+        var name: String
+        var data: JSONValue
+    }
+
+    @Test func embedsInCodableTypes() throws {
+        let envelope = Envelope(name: "n", data: ["list": [1, 2.5, "x", true, nil], "nested": ["k": "v"]])
+        let encoded = try JSONEncoder().encode(envelope)
+        let decoded = try JSONDecoder().decode(Envelope.self, from: encoded)
+        #expect(decoded == envelope)
+        #expect(decoded.data["list"]?.arrayValue?[0] == .int(1))
+        #expect(decoded.data["list"]?.arrayValue?[1] == .double(2.5))
+    }
+
+    @Test func payloadJSONValueMatchesItsBytes() throws {
+        let payload = APNSPayload(aps: APNSAps(alert: "hi", badge: 2), custom: ["k": [1, 2]])
+        #expect(payload.jsonValue == ["aps": ["alert": "hi", "badge": 2], "k": [1, 2]])
+        #expect(payload.jsonValue.jsonBytes() == payload.jsonBytes())
     }
 }
