@@ -149,3 +149,16 @@ struct JSONCodableTests {
         #expect(payload.jsonValue.jsonBytes() == payload.jsonBytes())
     }
 }
+
+struct JSONLargeObjectTests {
+    @Test func largeObjectsKeepOrderAndResolveRepeatedKeys() throws {
+        let members = (0..<200).map { "\"k\($0)\":\($0)" } + ["\"k3\":-3", "\"k150\":-150"]
+        let value = try JSONValue(parsing: "{" + members.joined(separator: ",") + "}")
+        let object = try #require(value.objectValue)
+        #expect(object.count == 200)
+        #expect(object.keys.first == "k0" && object.keys.last == "k199")
+        #expect(object["k3"] == -3)
+        #expect(object["k150"] == -150)
+        #expect(object["k4"] == 4)
+    }
+}
