@@ -11,8 +11,6 @@ public enum HeraldClientError: Error, Sendable, Equatable, CustomStringConvertib
     case unavailable(attempts: Int, lastStatus: Int?, reason: String)
     /// The server asked to wait longer (Retry-After) than the retry policy is willing to sleep.
     case rateLimited(retryAfter: TimeInterval)
-    /// The server answered with something that is not the documented JSON.
-    case unexpectedResponse(status: Int, reason: String)
     /// Reading or writing the client's storage failed.
     case storageFailed(String)
     /// An argument the app passed is unusable.
@@ -34,8 +32,6 @@ public enum HeraldClientError: Error, Sendable, Equatable, CustomStringConvertib
             return "server unavailable after \(attempts) attempt(s)\(status.map { " (last status \($0))" } ?? ""): \(reason); the change is kept and sent again on the next sync()"
         case .rateLimited(let seconds):
             return "server asked to retry after \(Int(seconds)) s, longer than RetryPolicy.maxRetryAfter; the change is kept, call sync() later"
-        case .unexpectedResponse(let status, let reason):
-            return "unexpected response from the server (status \(status)): \(reason); check that serverURL points at a Herald server"
         case .storageFailed(let reason):
             return "storage failed: \(reason)"
         case .invalidArgument(let name, let reason):
