@@ -94,7 +94,7 @@ public enum JSONValue: Sendable, Hashable {
     public func looselyEquals(_ other: JSONValue) -> Bool {
         if self == other { return true }
         switch (self, other) {
-        case (.bool(let flag), _): return other.boolValue == flag && other.intValue != nil
+        case (.bool(let flag), _): return other.boolValue == flag
         case (_, .bool): return other.looselyEquals(self)
         default:
             guard let left = stringValue, let right = other.stringValue else { return false }

@@ -32,7 +32,9 @@ import Testing
         let installation = try #require(await client.installation)
         #expect(installation.installationId == client.installationId)
         #expect(installation.active)
-        #expect(installation.updatedAt != nil)
+        // 2026-11-30T01:00:00Z without and with fractional seconds.
+        #expect(installation.createdAt == Date(timeIntervalSince1970: 1_796_000_400))
+        #expect(abs((installation.updatedAt?.timeIntervalSince1970 ?? 0) - 1_796_000_400.123) < 0.001)
     }
 
     @Test func registeringTheSameTokenAgainSendsNothing() async throws {

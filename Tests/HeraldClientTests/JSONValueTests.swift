@@ -22,6 +22,9 @@ import Testing
         #expect(JSONValue.int(5).looselyEquals(.double(5)))
         #expect(JSONValue.bool(true).looselyEquals(1))
         #expect(JSONValue.int(1).looselyEquals(true))
+        #expect(JSONValue.string("true").looselyEquals(true))
+        #expect(!JSONValue.bool(false).looselyEquals(nil))
+        #expect(!JSONValue.bool(true).looselyEquals([1]))
         #expect(!JSONValue.string("5").looselyEquals(6))
         #expect(!JSONValue.object([:]).looselyEquals(.string("")))
     }

@@ -1,4 +1,4 @@
-#if canImport(UserNotifications) && !os(tvOS)
+#if canImport(UserNotifications) && (os(iOS) || os(macOS) || os(visionOS))
 import UserNotifications
 
 extension NotificationAction {

@@ -1,4 +1,4 @@
-#if canImport(UserNotifications) && !os(tvOS)
+#if canImport(UserNotifications) && (os(iOS) || os(macOS) || os(visionOS))
 import UserNotifications
 #if canImport(UIKit)
 import UIKit
@@ -6,10 +6,10 @@ import UIKit
 
 /// Sets the app icon badge through the system.
 func setSystemBadge(_ count: Int) async {
-    if #available(iOS 16.0, macOS 13.0, watchOS 9.0, *) {
+    if #available(iOS 16.0, macOS 13.0, *) {
         try? await UNUserNotificationCenter.current().setBadgeCount(count)
     } else {
-        #if canImport(UIKit) && !os(watchOS)
+        #if canImport(UIKit)
         await MainActor.run { UIApplication.shared.applicationIconBadgeNumber = count }
         #endif
     }

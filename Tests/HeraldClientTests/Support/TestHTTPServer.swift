@@ -39,6 +39,7 @@ final class TestHTTPServer: @unchecked Sendable {
     private var script: [Reply] = []
     private var fallback: @Sendable (Request) -> Reply
     private var closed = false
+    private var listening = false
     let port: Int
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
@@ -81,17 +82,26 @@ final class TestHTTPServer: @unchecked Sendable {
 
     /// Starts accepting connections (until then, connecting is refused: the socket is bound, not listening).
     func startListening() {
-        guard listen(fd, 64) == 0 else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        guard !closed, !listening, listen(fd, 64) == 0 else { return }
+        listening = true
         Thread.detachNewThread { [self] in acceptLoop(fd) }
     }
 
+    /// Stops accepting. A listening socket is only shut down here (which wakes `accept`) and closed by the
+    /// accept loop itself, so its descriptor cannot be reused by another test's socket while the loop
+    /// might still call `accept` on it.
     func stop() {
         lock.lock()
         defer { lock.unlock() }
         guard !closed else { return }
         closed = true
-        shutdown(fd, Int32(SHUT_RDWR))
-        close(fd)
+        if listening {
+            shutdown(fd, Int32(SHUT_RDWR))
+        } else {
+            close(fd)
+        }
     }
 
     /// Queues replies used, in order, for the next requests.
@@ -119,6 +129,7 @@ final class TestHTTPServer: @unchecked Sendable {
             let connection = accept(listener, nil, nil)
             if connection < 0 {
                 if errno == EINTR { continue }
+                close(listener)
                 return
             }
             Thread.detachNewThread { [self] in serve(connection) }
