@@ -112,11 +112,20 @@ public actor HeraldClient {
         while let running = syncTask {
             _ = await running.result
         }
-        if state.acknowledged != nil {
-            _ = try await sender.send("DELETE", "/v1/installations/\(pathComponent(installationId))", body: nil,
-                                      alsoAccept: [404])
-        }
+        guard state.isRegistered else { return }
+        // Stop syncing before the DELETE goes out, so a change made meanwhile cannot recreate the installation.
         state.isRegistered = false
+        if state.acknowledged != nil {
+            do {
+                _ = try await sender.send("DELETE", "/v1/installations/\(pathComponent(installationId))", body: nil,
+                                          alsoAccept: [404])
+            } catch {
+                state.isRegistered = true
+                throw error
+            }
+        }
+        // Registered again while the DELETE was out: that registration stands.
+        guard !state.isRegistered else { return }
         state.acknowledged = nil
         state.lastSyncedAt = nil
         state.wanted.deviceToken = nil

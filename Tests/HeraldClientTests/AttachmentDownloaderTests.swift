@@ -12,6 +12,7 @@ import Testing
         let server = try TestHTTPServer(fallback: { _ in .respond(status: 200, body: "png-bytes", headers: ["Content-Type": "image/png"]) })
         defer { server.stop() }
         let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let downloader = AttachmentDownloader(payloadKey: "my-attachment", timeBudget: 5, directory: directory.url)
 
         let file = try #require(await downloader.downloadAttachment(for: push("\(server.baseURL)/media/12345")))
@@ -27,6 +28,7 @@ import Testing
         let server = try TestHTTPServer(fallback: { _ in .respond(status: 200, body: "gif", headers: ["Content-Type": "application/octet-stream"]) })
         defer { server.stop() }
         let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let downloader = AttachmentDownloader(payloadKey: "my-attachment", timeBudget: 5, directory: directory.url)
         let file = try await downloader.download(from: URL(string: "\(server.baseURL)/003/hello.GIF")!)
         #expect(file.fileURL.pathExtension == "gif")
@@ -36,6 +38,7 @@ import Testing
         let server = try TestHTTPServer(fallback: { _ in .respond(status: 200, body: "late", headers: ["Content-Type": "image/jpeg"], delay: 3) })
         defer { server.stop() }
         let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let downloader = AttachmentDownloader(payloadKey: "my-attachment", timeBudget: 0.3, directory: directory.url)
         let started = Date()
 

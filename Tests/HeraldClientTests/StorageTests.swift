@@ -5,6 +5,7 @@ import Testing
 @Suite struct StorageTests {
     @Test func fileStorageRoundTripsAndRemovesValues() throws {
         let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let storage = FileStorage(directory: directory.url.appendingPathComponent("nested/store"))
         #expect(try storage.data(forKey: "state") == nil)
         try storage.setData(Data("one".utf8), forKey: "state")
@@ -16,6 +17,7 @@ import Testing
 
     @Test func fileStorageKeysCannotEscapeTheDirectory() throws {
         let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let storage = FileStorage(directory: directory.url.appendingPathComponent("store"))
         try storage.setData(Data("x".utf8), forKey: "../../escape")
         let file = storage.fileURL(forKey: "../../escape")
@@ -25,6 +27,7 @@ import Testing
 
     @Test func fileStorageInAnUnwritablePlaceSaysWhere() throws {
         let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let blocker = directory.url.appendingPathComponent("file")
         try Data().write(to: blocker)
         let storage = FileStorage(directory: blocker.appendingPathComponent("sub"))
@@ -49,6 +52,7 @@ import Testing
 
     @Test func installationIdIsGeneratedOnceAndSurvivesRelaunch() throws {
         let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let server = try TestHTTPServer(listening: false)
         let storage = FileStorage(directory: directory.url)
         let first = try makeClient(server: server, storage: storage)
@@ -56,6 +60,7 @@ import Testing
         #expect(first.installationId == relaunched.installationId)
         #expect(UUID(uuidString: first.installationId) != nil)
         let otherDirectory = try TemporaryDirectory()
+        defer { otherDirectory.remove() }
         let otherDevice = try makeClient(server: server, storage: FileStorage(directory: otherDirectory.url))
         #expect(otherDevice.installationId != first.installationId)
     }

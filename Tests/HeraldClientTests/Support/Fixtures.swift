@@ -67,8 +67,8 @@ final class BadgeRecorder: @unchecked Sendable {
     }
 }
 
-/// A temporary directory removed when the test's value goes away.
-final class TemporaryDirectory: Sendable {
+/// A temporary directory of its own for one test; `defer { directory.remove() }` right after creating it.
+struct TemporaryDirectory: Sendable {
     let url: URL
 
     init() throws {
@@ -76,7 +76,7 @@ final class TemporaryDirectory: Sendable {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
-    deinit {
+    func remove() {
         try? FileManager.default.removeItem(at: url)
     }
 }
