@@ -172,7 +172,8 @@ struct DeviceRegistry {
         }
         if let badge = n.badge { device.badges[n.bundleID] = badge }
         device.inbox.append(n)
-        if device.inbox.count > inboxLimit { device.inbox.removeFirst(device.inbox.count - inboxLimit) }
+        // Trim in batches so a full inbox does not shift every element on every delivery.
+        if device.inbox.count >= inboxLimit + max(1, inboxLimit / 4) { device.inbox.removeFirst(device.inbox.count - inboxLimit) }
         return n
     }
 

@@ -47,8 +47,21 @@ public struct SimulatedNotification: Sendable, Equatable, Codable {
 
     /// The badge this notification sets, if its `aps` has a numeric `badge`.
     var badge: Int? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
+        // Most payloads have no badge: skip the JSON parse unless the word appears at all.
+        guard payload.count >= 7, Self.containsBadgeKey(payload),
+              let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
               let aps = object["aps"] as? [String: Any] else { return nil }
         return (aps["badge"] as? NSNumber)?.intValue
+    }
+
+    private static let badgeKey = Array("\"badge\"".utf8)
+
+    private static func containsBadgeKey(_ bytes: [UInt8]) -> Bool {
+        let key = badgeKey
+        guard bytes.count >= key.count else { return false }
+        for start in 0...(bytes.count - key.count) where bytes[start] == key[0] {
+            if bytes[start..<(start + key.count)].elementsEqual(key) { return true }
+        }
+        return false
     }
 }

@@ -42,8 +42,19 @@ final class SimulatorState: Sendable {
     // MARK: reading
 
     func token(_ token: String) -> DeviceRegistry.TokenRecord? { inner.withLock { $0.registry.token(token) } }
-    var devices: [Device] { inner.withLock { Array($0.registry.devices.values) }.sorted { $0.createdAt < $1.createdAt || ($0.createdAt == $1.createdAt && $0.id < $1.id) } }
-    func device(_ id: String) -> Device? { inner.withLock { $0.registry.devices[id] } }
+    var devices: [Device] {
+        inner.withLock { s in s.registry.devices.values.map { Self.trimmed($0, s.registry.inboxLimit) } }
+            .sorted { $0.createdAt < $1.createdAt || ($0.createdAt == $1.createdAt && $0.id < $1.id) }
+    }
+    func device(_ id: String) -> Device? { inner.withLock { s in s.registry.devices[id].map { Self.trimmed($0, s.registry.inboxLimit) } } }
+
+    /// The registry trims inboxes in batches; readers see exactly the newest `limit`.
+    private static func trimmed(_ device: Device, _ limit: Int) -> Device {
+        guard device.inbox.count > limit else { return device }
+        var d = device
+        d.inbox.removeFirst(d.inbox.count - limit)
+        return d
+    }
     var statistics: SimulatorStatistics {
         var s = inner.withLock { $0.statistics }
         s.accepted += acceptAllCount.load(ordering: .relaxed)
