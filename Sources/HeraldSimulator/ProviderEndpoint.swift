@@ -33,6 +33,13 @@ public final class ProviderEndpoint: Sendable {
         }
     }
 
+    /// Counting mode: 200 for anything, with the request's `apns-id` or a cheap generated one. One atomic
+    /// increment; nothing is parsed, checked or stored.
+    public func acceptAll(_ request: HTTPRequest) -> HTTPResponse {
+        state.acceptAllCount.add(1, ordering: .relaxed)
+        return HTTPResponse(status: 200, headers: ["apns-id": request.headers["apns-id"] ?? ids.next()])
+    }
+
     /// What the transport should do with a request once faults are taken into account.
     public enum Action {
         case respond(HTTPResponse)

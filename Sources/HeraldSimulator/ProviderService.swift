@@ -12,8 +12,6 @@ public final class ProviderService: HTTP2ServerDelegate {
     let mode: SimulatorConfiguration.Mode
     private let clock: @Sendable () -> Date
     private let credentialOf: @Sendable (Certificate?) -> ConnectionAuthState.Credential
-    private let prebuiltAccept: HTTPResponse
-    private let ids = APNSIDGenerator()
 
     init(environment: PushEnvironment, endpoint: ProviderEndpoint, mode: SimulatorConfiguration.Mode,
          credentialOf: @escaping @Sendable (Certificate?) -> ConnectionAuthState.Credential, clock: @escaping @Sendable () -> Date) {
@@ -22,7 +20,6 @@ public final class ProviderService: HTTP2ServerDelegate {
         self.mode = mode
         self.credentialOf = credentialOf
         self.clock = clock
-        prebuiltAccept = HTTPResponse(status: 200)
     }
 
     public func connectionOpened(_ connection: HTTP2ServerConnection) {
@@ -49,10 +46,7 @@ public final class ProviderService: HTTP2ServerDelegate {
 
     public func handle(_ request: HTTPRequest, on connection: HTTP2ServerConnection, responder: HTTP2Responder) {
         if mode == .acceptAll {
-            endpoint.state.acceptAllCount.add(1, ordering: .relaxed)
-            var response = prebuiltAccept
-            response.headers = ["apns-id": request.headers["apns-id"] ?? ids.next()]
-            responder.respond(response)
+            responder.respond(endpoint.acceptAll(request))
             return
         }
         guard let auth = connection.context as? ConnectionAuthState else {

@@ -56,6 +56,7 @@ extension Simulator {
         running.ticker.cancel()
         state.finishAllStreams()
         await running.transport.shutdown()
+        saveState()
         flush()
     }
 

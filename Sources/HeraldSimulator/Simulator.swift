@@ -147,6 +147,9 @@ public final class Simulator: Sendable {
 
     public var signingKeys: [SigningKey] { authenticator.keys }
 
+    /// Schedules a write of everything persistent (stored notifications included) to the data directory.
+    func saveState() { persist() }
+
     private func persist() {
         store?.save(.init(registry: state.snapshot, keys: authenticator.keys.map(\.record)))
     }

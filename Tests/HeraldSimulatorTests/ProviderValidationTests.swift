@@ -216,3 +216,19 @@ struct ProviderValidationTests {
         #expect(f.simulator.statistics.duplicates == ["3f2a8d7c-1b4e-4c2a-9d8e-0123456789ab": 2])
     }
 }
+
+@Suite("Counting mode")
+struct CountingModeTests {
+    @Test func acceptAllAnswers200ToAnythingAndOnlyCounts() throws {
+        let f = try Fixture { $0.mode = .acceptAll }
+        let id = "3f2a8d7c-1b4e-4c2a-9d8e-0123456789ab"
+        let echoed = f.simulator.provider.acceptAll(push(to: "not-even-a-token", headers: [("apns-id", id)], body: ""))
+        #expect(echoed.status == 200 && echoed.headers["apns-id"] == id)
+        let generated = f.simulator.provider.acceptAll(HTTPRequest(method: "GET", target: "/anything"))
+        #expect(APNSIDGenerator.isCanonicalUUID(generated.headers["apns-id"] ?? ""))
+        #expect(f.simulator.statistics.accepted == 2)
+        #expect(f.inbox.isEmpty)
+        f.simulator.reset()
+        #expect(f.simulator.statistics.accepted == 0)
+    }
+}
