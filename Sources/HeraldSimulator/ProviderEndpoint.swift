@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import HeraldHTTP
 
@@ -113,6 +114,19 @@ public final class ProviderEndpoint: Sendable {
     private static let uniqueHeaders = ["apns-id", "apns-expiration", "apns-priority", "apns-topic", "apns-push-type",
                                         "apns-collapse-id", "authorization", "content-length", "content-type"]
 
+    /// One pass over the fields: true if a header APNs reads appears twice.
+    static func hasDuplicate(_ headers: HTTPHeaders) -> Bool {
+        var seen = [Bool](repeating: false, count: uniqueHeaders.count)
+        for field in headers.fields {
+            // HTTP/2 names arrive lowercase; only HTTP/1-style names pay for lowercasing.
+            let name = field.name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? field.name.lowercased() : field.name
+            guard let index = uniqueHeaders.firstIndex(of: name) else { continue }
+            if seen[index] { return true }
+            seen[index] = true
+        }
+        return false
+    }
+
     func validate(_ request: HTTPRequest, connection: ConnectionAuthState, now: Date) -> Result<SimulatedNotification, Failure> {
         let h = request.headers
         // 1. method
@@ -124,7 +138,7 @@ public final class ProviderEndpoint: Sendable {
         if tokenText.isEmpty { return .failure(Failure(.missingDeviceToken)) }
         if tokenText.contains("/") { return .failure(Failure(.badPath)) }
         // 3. duplicate headers
-        for name in Self.uniqueHeaders where h.values(for: name).count > 1 { return .failure(Failure(.duplicateHeaders)) }
+        if Self.hasDuplicate(h) { return .failure(Failure(.duplicateHeaders)) }
         // 4. apns-id
         let apnsID: String
         if let given = h["apns-id"] {
@@ -175,7 +189,7 @@ public final class ProviderEndpoint: Sendable {
         let body = request.body
         if body.isEmpty { return .failure(Failure(.payloadEmpty)) }
         if body.count > rule.maxPayload { return .failure(Failure(.payloadTooLarge)) }
-        guard (try? JSONSerialization.jsonObject(with: Data(body))) is [String: Any] else { return .failure(Failure(.badPayload)) }
+        guard case .object? = try? JSONValue(parsing: body) else { return .failure(Failure(.badPayload)) }
 
         var recorded: [String: String] = [:]
         for (name, value) in h where name.lowercased().hasPrefix("apns-") { recorded[name.lowercased()] = value }

@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 
 /// One notification as a simulated device receives it: what the provider sent and when.
@@ -49,9 +50,8 @@ public struct SimulatedNotification: Sendable, Equatable, Codable {
     var badge: Int? {
         // Most payloads have no badge: skip the JSON parse unless the word appears at all.
         guard payload.count >= 7, Self.containsBadgeKey(payload),
-              let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
-              let aps = object["aps"] as? [String: Any] else { return nil }
-        return (aps["badge"] as? NSNumber)?.intValue
+              let value = try? JSONValue(parsing: payload) else { return nil }
+        return value["aps"]?["badge"]?.intValue
     }
 
     private static let badgeKey = Array("\"badge\"".utf8)
