@@ -20,13 +20,13 @@ public struct CertificateAuthority: Sendable {
     }
 
     /// The CA certificate and its key.
-    public let identity: TLSIdentity
+    public let identity: CertificateIdentity
 
     /// The CA certificate: what clients and servers add to their trust store.
     public var certificate: Certificate { identity.certificate }
 
     /// Uses an existing CA (e.g. one saved earlier with `identity.pem()`).
-    public init(identity: TLSIdentity) {
+    public init(identity: CertificateIdentity) {
         self.identity = identity
     }
 
@@ -47,14 +47,14 @@ public struct CertificateAuthority: Sendable {
             (NID_authority_key_identifier, "keyid:always"),
         ]
         let certificate = try builder.sign(subjectKey: key.evpPKey, issuer: nil, signer: key)
-        return CertificateAuthority(identity: try TLSIdentity(privateKey: key, certificate: certificate))
+        return CertificateAuthority(identity: try CertificateIdentity(privateKey: key, certificate: certificate))
     }
 
     /// Issues a TLS server certificate for `dnsNames` and `ipAddresses` (both go in subjectAltName).
     /// - Parameter key: the server's key; a new one of `keyType` if nil.
     public func issueServerCertificate(dnsNames: [String] = ["localhost"], ipAddresses: [String] = ["127.0.0.1", "::1"],
                                        commonName: String? = nil, key: PrivateKey? = nil, keyType: KeyType = .p256,
-                                       now: Date, validity: TimeInterval = 825 * day) throws -> TLSIdentity {
+                                       now: Date, validity: TimeInterval = 825 * day) throws -> CertificateIdentity {
         let names = dnsNames.map { "DNS:\($0)" } + ipAddresses.map { "IP:\($0)" }
         guard !names.isEmpty else {
             throw CryptoError.invalidArgument("a server certificate needs at least one DNS name or IP address")
@@ -84,7 +84,7 @@ public struct CertificateAuthority: Sendable {
                                            topics: [APNsCertificateInfo.Topic]? = nil,
                                            environments: APNsCertificateInfo.Environments = .both,
                                            key: PrivateKey? = nil, keyType: KeyType = .p256,
-                                           now: Date, validity: TimeInterval = 365 * day) throws -> TLSIdentity {
+                                           now: Date, validity: TimeInterval = 365 * day) throws -> CertificateIdentity {
         guard !bundleID.isEmpty, !teamID.isEmpty else {
             throw CryptoError.invalidArgument("an APNs certificate needs a bundle ID and a team ID")
         }
@@ -108,8 +108,8 @@ public struct CertificateAuthority: Sendable {
         return try issue(builder, key: clientKey)
     }
 
-    private func issue(_ builder: CertificateBuilder, key: PrivateKey) throws -> TLSIdentity {
+    private func issue(_ builder: CertificateBuilder, key: PrivateKey) throws -> CertificateIdentity {
         let certificate = try builder.sign(subjectKey: key.evpPKey, issuer: certificate, signer: identity.privateKey)
-        return try TLSIdentity(privateKey: key, certificate: certificate, chain: [self.certificate])
+        return try CertificateIdentity(privateKey: key, certificate: certificate, chain: [self.certificate])
     }
 }

@@ -7,15 +7,15 @@ public enum PKCS12 {
     ///
     /// Archives protected with legacy algorithms (RC2, 3DES: older macOS exports) are read too, by loading
     /// OpenSSL's legacy provider on first need.
-    /// - Throws: `CryptoError.wrongPassphrase`, `.notACertificate` (not a PKCS#12 archive), `.notAKey`
-    ///   (the archive holds no key).
-    public static func load(_ bytes: [UInt8], passphrase: String) throws -> TLSIdentity {
+    /// - Throws: `CryptoError.wrongPassphrase`, `.notPKCS12`, `.notAKey` (the archive holds no key),
+    ///   `.notACertificate` (it holds no certificate).
+    public static func load(_ bytes: [UInt8], passphrase: String) throws -> CertificateIdentity {
         let archive: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             return d2i_PKCS12(nil, &cursor, buffer.count)
         }
         guard let archive else {
-            throw CryptoError.notACertificate(detail: "not a PKCS#12 (.p12) archive: \(drainOpenSSLErrors())")
+            throw CryptoError.notPKCS12(detail: drainOpenSSLErrors())
         }
         defer { PKCS12_free(archive) }
 
@@ -25,22 +25,26 @@ public enum PKCS12 {
             _ = drainOpenSSLErrors()
             throw CryptoError.wrongPassphrase(what: "the PKCS#12 archive")
         }
-        if let identity = try parse(archive, password: password) { return identity }
+        if let identity = try parse(archive, password: password) {
+            ERR_clear_error()
+            return identity
+        }
         let firstFailure = drainOpenSSLErrors()
         if herald_crypto_enable_legacy_algorithms() == 1, let identity = try parse(archive, password: password) {
+            ERR_clear_error()
             return identity
         }
         throw CryptoError.openSSL(operation: "PKCS12_parse", detail: firstFailure)
     }
 
     /// Reads a `.p12` file.
-    public static func load(file path: String, passphrase: String) throws -> TLSIdentity {
+    public static func load(file path: String, passphrase: String) throws -> CertificateIdentity {
         try load(try readFileBytes(path), passphrase: passphrase)
     }
 
     /// Writes `identity` as a `.p12` protected by `passphrase`, with OpenSSL 3's defaults
     /// (AES-256-CBC with PBKDF2 for key and certificates, HMAC-SHA256 MAC).
-    public static func make(_ identity: TLSIdentity, passphrase: String, friendlyName: String? = nil) throws -> [UInt8] {
+    public static func make(_ identity: CertificateIdentity, passphrase: String, friendlyName: String? = nil) throws -> [UInt8] {
         guard let stack = herald_crypto_x509_stack_new() else { throw openSSLFailure("sk_X509_new_null") }
         defer { herald_crypto_x509_stack_free_all(stack) }
         for certificate in identity.chain where herald_crypto_x509_stack_push_ref(stack, certificate.x509) != 1 {
@@ -64,7 +68,7 @@ public enum PKCS12 {
     }
 
     /// Nil if OpenSSL could not decrypt the contents (e.g. an algorithm of the legacy provider).
-    private static func parse(_ archive: OpaquePointer, password: String?) throws -> TLSIdentity? {
+    private static func parse(_ archive: OpaquePointer, password: String?) throws -> CertificateIdentity? {
         var pkey: OpaquePointer?
         var x509: OpaquePointer?
         var stack: OpaquePointer?
@@ -81,7 +85,7 @@ public enum PKCS12 {
         let certificate = x509.map(Certificate.init(taking:))
         guard let key else { throw CryptoError.notAKey(detail: "the PKCS#12 archive holds no private key") }
         guard let certificate else { throw CryptoError.notACertificate(detail: "the PKCS#12 archive holds no certificate") }
-        return try TLSIdentity(privateKey: key, certificate: certificate, chain: chain)
+        return try CertificateIdentity(privateKey: key, certificate: certificate, chain: chain)
     }
 }
 

@@ -2,7 +2,7 @@
 /// presents (an APNs client certificate, a simulator's server certificate).
 ///
 /// Sendable: an immutable struct of Sendable parts.
-public struct TLSIdentity: Sendable {
+public struct CertificateIdentity: Sendable {
     public let privateKey: PrivateKey
     /// The end-entity (leaf) certificate.
     public let certificate: Certificate
@@ -45,8 +45,11 @@ public struct TLSIdentity: Sendable {
 
     /// The leaf, the chain and the key as one PEM text (the key encrypted if `passphrase` is given).
     public func pem(passphrase: String? = nil) throws -> String {
-        ([certificate] + chain).map(\.pem).joined() + (try privateKey.pkcs8PEM(passphrase: passphrase))
+        certificateChainPEM + (try privateKey.pkcs8PEM(passphrase: passphrase))
     }
+
+    /// The leaf followed by the chain, as PEM (what a TLS endpoint presents).
+    public var certificateChainPEM: String { ([certificate] + chain).map(\.pem).joined() }
 
     /// The chain's `X509 *` handles, leaf-side first, for `SSL_CTX_add1_chain_cert` (borrowed; they live
     /// as long as this identity).
