@@ -7,7 +7,7 @@ public final class ConnectionAuthState {
         /// No client certificate: every request must carry `authorization: bearer <JWT>`.
         case providerToken
         /// A client certificate the simulator CA issued (or any APNs-style certificate).
-        case certificate(CertificateIdentity)
+        case certificate(CertificateScope)
         /// A client certificate that is not an APNs provider certificate.
         case unusableCertificate
     }
@@ -52,7 +52,7 @@ public final class ConnectionAuthState {
 }
 
 /// What an APNs client certificate says: the app (UID), the topics it may push to, its environments.
-public struct CertificateIdentity: Sendable, Equatable, Codable {
+public struct CertificateScope: Sendable, Equatable, Codable {
     public var bundleID: String
     /// Every topic the certificate covers, the bundle id included.
     public var topics: [String]

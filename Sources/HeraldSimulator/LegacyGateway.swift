@@ -137,7 +137,7 @@ extension Simulator {
     }
 
     /// `legacyGatewayConnection` for a caller that already knows the certificate's identity (tests, tools).
-    public func legacyGatewayConnection(environment: PushEnvironment, identity: CertificateIdentity) -> LegacyGatewayConnection {
+    public func legacyGatewayConnection(environment: PushEnvironment, scope identity: CertificateScope) -> LegacyGatewayConnection {
         LegacyGatewayConnection(environment: environment, credential: .certificate(identity), state: state,
                                 endpoint: provider, tokenRule: configuration.tokens, clock: clock)
     }
@@ -145,10 +145,10 @@ extension Simulator {
     /// The protocol logic for a new feedback connection: drains the feedback list of the certificate's app.
     public func legacyFeedbackConnection(environment: PushEnvironment, peerCertificate: Certificate?) -> LegacyFeedbackConnection {
         guard case let .certificate(identity) = credential(of: peerCertificate) else { return LegacyFeedbackConnection(entries: []) }
-        return legacyFeedbackConnection(environment: environment, identity: identity)
+        return legacyFeedbackConnection(environment: environment, scope: identity)
     }
 
-    public func legacyFeedbackConnection(environment: PushEnvironment, identity: CertificateIdentity) -> LegacyFeedbackConnection {
+    public func legacyFeedbackConnection(environment: PushEnvironment, scope identity: CertificateScope) -> LegacyFeedbackConnection {
         LegacyFeedbackConnection(entries: state.drainFeedback(environment: environment, bundleID: identity.bundleID))
     }
 
@@ -157,6 +157,6 @@ extension Simulator {
         guard let certificate else { return .providerToken }
         if let ca = try? certificateAuthority(), !certificate.isSigned(by: ca.certificate) { return .unusableCertificate }
         guard let info = try? APNsCertificateInfo(certificate) else { return .unusableCertificate }
-        return .certificate(CertificateIdentity(info))
+        return .certificate(CertificateScope(info))
     }
 }

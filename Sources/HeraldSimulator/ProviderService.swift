@@ -23,7 +23,7 @@ public final class ProviderService: HTTP2ServerDelegate {
     }
 
     public func connectionOpened(_ connection: HTTP2ServerConnection) {
-        let auth = ConnectionAuthState(environment: environment, credential: credentialOf(connection.peerCertificate))
+        let auth = ConnectionAuthState(environment: environment, credential: credentialOf(connection.peerCertificateDER.flatMap { try? Certificate(der: $0) }))
         connection.context = auth
         // Token connections get one stream until a valid token arrives; certificate connections are
         // authenticated by the handshake.
@@ -81,7 +81,7 @@ public final class ProviderService: HTTP2ServerDelegate {
     }
 }
 
-extension CertificateIdentity {
+extension CertificateScope {
     /// The identity an APNs certificate (as HeraldCrypto decodes it) grants.
     public init(_ info: APNsCertificateInfo) {
         var environments: Set<PushEnvironment> = []

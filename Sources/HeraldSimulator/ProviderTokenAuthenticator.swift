@@ -21,6 +21,8 @@ final class ProviderTokenAuthenticator: Sendable {
     private struct State {
         var keys: [String: SigningKey] = [:]
         var verdicts: [String: VerifiedToken?] = [:]
+        /// Bumped when keys change, so a verdict computed against old keys is not cached.
+        var generation = 0
     }
 
     private let state = Mutex(State())
@@ -33,6 +35,7 @@ final class ProviderTokenAuthenticator: Sendable {
         state.withLock {
             $0.keys[key.keyID] = key
             $0.verdicts = [:]
+            $0.generation += 1
         }
     }
 
@@ -40,75 +43,31 @@ final class ProviderTokenAuthenticator: Sendable {
     func remove(keyID: String) -> Bool {
         state.withLock {
             $0.verdicts = [:]
+            $0.generation += 1
             return $0.keys.removeValue(forKey: keyID) != nil
         }
     }
 
     var keys: [SigningKey] { state.withLock { Array($0.keys.values) }.sorted { $0.keyID < $1.keyID } }
 
-    /// The verified claims of `token`, or nil when it is malformed, names an unknown key or team, or
-    /// its signature does not verify.
+    /// The verified claims of `token`, or nil when it is malformed, not ES256, names an unknown key or
+    /// another team, or its signature does not verify. Parsing is HeraldCrypto's lenient `JWT`
+    /// (base64url or padded base64; raw or DER signature).
     func verify(_ token: String) -> VerifiedToken? {
-        let (cached, key): (VerifiedToken??, SigningKey?) = state.withLock { s in
-            if let hit = s.verdicts[token] { return (hit, nil) }
-            guard let kid = ProviderToken.keyID(of: token) else { return (.some(nil), nil) }
-            return (nil, s.keys[kid])
-        }
+        let (cached, generation): (VerifiedToken??, Int) = state.withLock { ($0.verdicts[token], $0.generation) }
         if let cached { return cached }
-        let verdict = key.flatMap { Self.check(token, with: $0) }
+        var verdict: VerifiedToken?
+        if let jwt = try? JWT(parsing: token), jwt.header.alg == "ES256", let kid = jwt.header.kid,
+           let key = state.withLock({ $0.keys[kid] }), jwt.claims.iss == key.teamID, let issuedAt = jwt.claims.issuedAt,
+           (try? jwt.verify(using: key.publicKey)) != nil {
+            verdict = VerifiedToken(keyID: key.keyID, teamID: key.teamID, issuedAt: issuedAt,
+                                    key: KeyScope(bundleIDs: key.bundleIDs, environment: key.environment))
+        }
         state.withLock { s in
+            guard s.generation == generation else { return }
             if s.verdicts.count >= cacheLimit { s.verdicts = [:] }
             s.verdicts[token] = verdict
         }
         return verdict
-    }
-
-    private static func check(_ token: String, with key: SigningKey) -> VerifiedToken? {
-        guard let parsed = ProviderToken(token), parsed.algorithm == "ES256", parsed.keyID == key.keyID,
-              parsed.issuer == key.teamID,
-              key.publicKey.verifyES256(signature: parsed.signature, message: parsed.signingInput) else { return nil }
-        return VerifiedToken(keyID: key.keyID, teamID: key.teamID, issuedAt: parsed.issuedAt,
-                             key: KeyScope(bundleIDs: key.bundleIDs, environment: key.environment))
-    }
-}
-
-/// A JWT as APNs reads it, leniently: each part may be base64url or padded standard base64, and the
-/// signature may be raw `r||s` or DER (both seen from real clients).
-struct ProviderToken {
-    var algorithm: String
-    var keyID: String
-    var issuer: String
-    var issuedAt: Date
-    var signingInput: ArraySlice<UInt8>
-    var signature: [UInt8]
-
-    init?(_ token: String) {
-        let bytes = Array(token.utf8)
-        let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }
-        guard dots.count == 2,
-              let header = Self.json(bytes[..<dots[0]]),
-              let claims = Self.json(bytes[(dots[0] + 1)..<dots[1]]),
-              let signature = Base64URL.decode(String(decoding: bytes[(dots[1] + 1)...], as: UTF8.self)),
-              let alg = header["alg"] as? String, let kid = header["kid"] as? String,
-              let iss = claims["iss"] as? String, let iat = (claims["iat"] as? NSNumber)?.doubleValue
-        else { return nil }
-        algorithm = alg
-        keyID = kid
-        issuer = iss
-        issuedAt = Date(timeIntervalSince1970: iat)
-        signingInput = bytes[..<dots[1]]
-        self.signature = signature
-    }
-
-    /// Just the `kid`, to find the key before doing any crypto.
-    static func keyID(of token: String) -> String? {
-        let bytes = Array(token.utf8)
-        guard let dot = bytes.firstIndex(of: UInt8(ascii: ".")) else { return nil }
-        return json(bytes[..<dot])?["kid"] as? String
-    }
-
-    private static func json(_ part: ArraySlice<UInt8>) -> [String: Any]? {
-        guard let data = Base64URL.decode(String(decoding: part, as: UTF8.self)) else { return nil }
-        return (try? JSONSerialization.jsonObject(with: Data(data))) as? [String: Any]
     }
 }

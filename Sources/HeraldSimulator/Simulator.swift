@@ -173,7 +173,7 @@ public final class Simulator: Sendable {
     /// A client certificate for `bundleID` (UID = bundle id; topics: the app, `.voip`, `.complication`)
     /// valid for `environments`. Export it with `PKCS12.make` for tools that want a .p12.
     public func issueClientCertificate(bundleID: String, teamID: String = "SIMTEAM001",
-                                       environments: Set<PushEnvironment>) throws -> TLSIdentity {
+                                       environments: Set<PushEnvironment>) throws -> CertificateIdentity {
         try DeviceRegistry.checkBundleID(bundleID)
         var envs: APNsCertificateInfo.Environments = []
         if environments.contains(.sandbox) { envs.insert(.sandbox) }
@@ -186,7 +186,7 @@ public final class Simulator: Sendable {
 
     /// The provider API's TLS identity (issued by the simulator CA, so clients trust `ca.pem`).
     public func serverIdentity(dnsNames: [String] = ["localhost", "api.sandbox.push.apple.com", "api.push.apple.com"],
-                               ipAddresses: [String] = ["127.0.0.1", "::1"]) throws -> TLSIdentity {
+                               ipAddresses: [String] = ["127.0.0.1", "::1"]) throws -> CertificateIdentity {
         try certificateAuthority().issueServerCertificate(dnsNames: dnsNames, ipAddresses: ipAddresses, now: clock())
     }
 

@@ -70,7 +70,7 @@ final class SimulatorDataStore: Sendable {
         let fm = FileManager.default
         if fm.fileExists(atPath: caKeyURL.path) {
             do {
-                return CertificateAuthority(identity: try TLSIdentity(pemFile: caKeyURL.path))
+                return CertificateAuthority(identity: try CertificateIdentity(pemFile: caKeyURL.path))
             } catch {
                 throw SimulatorError.dataDirectory(path: caKeyURL.path, message: "the simulator CA is unreadable (\(error)); delete ca-key.pem and ca.pem to make a new one")
             }

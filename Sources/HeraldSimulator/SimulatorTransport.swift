@@ -18,7 +18,7 @@ public protocol SimulatorTransport: Sendable {
 
 /// TLS settings for the simulator's listeners.
 public struct SimulatorTLS: Sendable {
-    public var identity: TLSIdentity
+    public var identity: CertificateIdentity
     /// Client certificates are requested, not required (none = token auth), and verified against this CA.
     public var clientCertificateAuthority: Certificate
     /// Read at each handshake: the fault injector's `tlsHandshakeDelayMilliseconds`.

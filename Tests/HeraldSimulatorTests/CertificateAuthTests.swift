@@ -12,7 +12,7 @@ struct CertificateAuthTests {
         #expect(identity.certificate.subjectUID == Fixture.bundleID)
         #expect(identity.certificate.isSigned(by: try f.simulator.certificateAuthority().certificate))
         let credential = f.simulator.credential(of: identity.certificate)
-        #expect(credential == .certificate(CertificateIdentity(
+        #expect(credential == .certificate(CertificateScope(
             bundleID: Fixture.bundleID, topics: [Fixture.bundleID, Fixture.bundleID + ".voip", Fixture.bundleID + ".complication"],
             environments: [.sandbox])))
     }

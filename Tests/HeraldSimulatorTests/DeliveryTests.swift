@@ -24,7 +24,7 @@ struct DeliveryTests {
         #expect(f.send(push(to: f.token, body: body("one"))).status == 200)
         #expect(f.send(push(to: f.token, body: body("two"))).status == 200)
         let otherCert = ConnectionAuthState(environment: .sandbox, credential: .certificate(
-            CertificateIdentity(bundleID: "com.example.other", topics: [], environments: [.sandbox])))
+            CertificateScope(bundleID: "com.example.other", topics: [], environments: [.sandbox])))
         #expect(f.send(push(to: other, topic: "com.example.other", body: body("other")), on: otherCert).status == 200)
         #expect(f.inbox.isEmpty)
         #expect(f.simulator.device(f.device.id)?.stored.count == 2)

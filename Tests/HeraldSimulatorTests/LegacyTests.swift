@@ -6,14 +6,14 @@ import Testing
 @Suite("Legacy binary API and feedback service")
 struct LegacyTests {
     let f: Fixture
-    let identity = CertificateIdentity(bundleID: Fixture.bundleID, topics: [], environments: [.sandbox])
+    let identity = CertificateScope(bundleID: Fixture.bundleID, topics: [], environments: [.sandbox])
     var tokenBytes: [UInt8] { LegacyFeedbackConnection.bytes(fromHex: f.token)! }
     let payload = Array(#"{"aps":{"alert":"legacy"}}"#.utf8)
 
     init() throws { f = try Fixture() }
 
     @Test func commandsZeroOneAndTwoAreDeliveredWithoutAReply() throws {
-        let gateway = f.simulator.legacyGatewayConnection(environment: .sandbox, identity: identity)
+        let gateway = f.simulator.legacyGatewayConnection(environment: .sandbox, scope: identity)
         var bytes = try LegacyNotification.simple(deviceToken: tokenBytes, payload: payload).encoded()
         bytes += try LegacyNotification.enhanced(identifier: 7, expiry: 0, deviceToken: tokenBytes, payload: payload).encoded()
         bytes += try LegacyNotification.frame(deviceToken: tokenBytes, payload: payload, identifier: 8, expiry: 0, priority: 5).encoded()
@@ -30,7 +30,7 @@ struct LegacyTests {
     }
 
     @Test func unknownTokenGetsStatus8WithTheIdentifierAndTheRestIsDiscarded() throws {
-        let gateway = f.simulator.legacyGatewayConnection(environment: .sandbox, identity: identity)
+        let gateway = f.simulator.legacyGatewayConnection(environment: .sandbox, scope: identity)
         var unknown = tokenBytes
         unknown[0] ^= 0xFF
         var bytes = try LegacyNotification.enhanced(identifier: 41, expiry: 0, deviceToken: tokenBytes, payload: payload).encoded()
@@ -50,7 +50,7 @@ struct LegacyTests {
         for notification in [LegacyNotification.simple(deviceToken: tokenBytes, payload: big),
                              .enhanced(identifier: 9, expiry: 0, deviceToken: tokenBytes, payload: big),
                              .frame(deviceToken: tokenBytes, payload: big, identifier: 9)] {
-            let gateway = f.simulator.legacyGatewayConnection(environment: .sandbox, identity: identity)
+            let gateway = f.simulator.legacyGatewayConnection(environment: .sandbox, scope: identity)
             var bytes = [notification.format.rawValue]
             // Encode by hand: the codec refuses to write an oversized payload.
             switch notification.format {
@@ -70,17 +70,17 @@ struct LegacyTests {
     func be16(_ n: Int) -> [UInt8] { [UInt8(n >> 8), UInt8(n & 0xFF)] }
 
     @Test func tokenOfAnotherAppOrEnvironmentIsAnInvalidToken() throws {
-        let other = CertificateIdentity(bundleID: "com.example.other", topics: [], environments: [.sandbox])
-        let gateway = f.simulator.legacyGatewayConnection(environment: .sandbox, identity: other)
+        let other = CertificateScope(bundleID: "com.example.other", topics: [], environments: [.sandbox])
+        let gateway = f.simulator.legacyGatewayConnection(environment: .sandbox, scope: other)
         let (reply, _) = gateway.receive(try LegacyNotification.enhanced(identifier: 5, expiry: 0, deviceToken: tokenBytes, payload: payload).encoded())
         #expect(try LegacyErrorResponse(bytes: reply) == LegacyErrorResponse(status: .invalidToken, identifier: 5))
-        let prodIdentity = CertificateIdentity(bundleID: Fixture.bundleID, topics: [], environments: [.production])
-        let prod = f.simulator.legacyGatewayConnection(environment: .production, identity: prodIdentity)
+        let prodIdentity = CertificateScope(bundleID: Fixture.bundleID, topics: [], environments: [.production])
+        let prod = f.simulator.legacyGatewayConnection(environment: .production, scope: prodIdentity)
         #expect(try LegacyErrorResponse(bytes: prod.receive(try LegacyNotification.enhanced(identifier: 6, expiry: 0, deviceToken: tokenBytes, payload: payload).encoded()).reply).status == .invalidToken)
     }
 
     @Test func malformedFrameGetsAnErrorPacketAndCloses() throws {
-        let gateway = f.simulator.legacyGatewayConnection(environment: .sandbox, identity: identity)
+        let gateway = f.simulator.legacyGatewayConnection(environment: .sandbox, scope: identity)
         let (reply, close) = gateway.receive([9, 1, 2, 3])
         #expect(close)
         #expect(reply.count == 6 && reply[0] == 8)
@@ -91,10 +91,10 @@ struct LegacyTests {
         let uninstalledAt = f.clock.now
         try f.simulator.uninstall(bundleID: Fixture.bundleID, from: f.device.id)
         // A push to the uninstalled app is still accepted on the binary API (no per-notification 410).
-        let gateway = f.simulator.legacyGatewayConnection(environment: .sandbox, identity: identity)
+        let gateway = f.simulator.legacyGatewayConnection(environment: .sandbox, scope: identity)
         #expect(gateway.receive(try LegacyNotification.simple(deviceToken: tokenBytes, payload: payload).encoded()) == ([], false))
-        #expect(f.simulator.legacyFeedbackConnection(environment: .production, identity: identity).opened().reply.isEmpty)
-        let (bytes, close) = f.simulator.legacyFeedbackConnection(environment: .sandbox, identity: identity).opened()
+        #expect(f.simulator.legacyFeedbackConnection(environment: .production, scope: identity).opened().reply.isEmpty)
+        let (bytes, close) = f.simulator.legacyFeedbackConnection(environment: .sandbox, scope: identity).opened()
         #expect(close)
         var decoder = LegacyFeedbackDecoder()
         decoder.append(bytes)
@@ -102,6 +102,6 @@ struct LegacyTests {
         #expect(tuple.deviceToken == tokenBytes)
         #expect(tuple.timestamp == UInt32(uninstalledAt.timeIntervalSince1970))
         #expect(try decoder.next() == nil)
-        #expect(f.simulator.legacyFeedbackConnection(environment: .sandbox, identity: identity).opened().reply.isEmpty)
+        #expect(f.simulator.legacyFeedbackConnection(environment: .sandbox, scope: identity).opened().reply.isEmpty)
     }
 }

@@ -26,7 +26,7 @@ struct ProviderValidationTests {
         let f = try Fixture()
         let prodToken = try f.simulator.install(bundleID: "com.example.prod", environment: .production, on: f.device.id).token
         let connection = ConnectionAuthState(environment: .production, credential: .certificate(
-            CertificateIdentity(bundleID: "com.example.prod", topics: [], environments: [.production])))
+            CertificateScope(bundleID: "com.example.prod", topics: [], environments: [.production])))
         let response = f.send(push(to: prodToken, topic: "com.example.prod"), on: connection)
         #expect(response.status == 200)
         let id = try #require(response.headers["apns-id"])

@@ -34,7 +34,7 @@ struct Fixture {
     /// A certificate connection for the fixture's app, sandbox.
     func certificateConnection(_ environment: PushEnvironment = .sandbox,
                                topics: [String]? = nil, environments: Set<PushEnvironment> = [.sandbox]) -> ConnectionAuthState {
-        let identity = CertificateIdentity(bundleID: Self.bundleID,
+        let identity = CertificateScope(bundleID: Self.bundleID,
                                            topics: topics ?? [Self.bundleID, Self.bundleID + ".voip", Self.bundleID + ".complication"],
                                            environments: environments)
         return ConnectionAuthState(environment: environment, credential: .certificate(identity))
