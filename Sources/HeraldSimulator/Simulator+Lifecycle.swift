@@ -3,10 +3,10 @@ import HeraldCrypto
 import HeraldHTTP
 
 extension Simulator {
-    /// Opens the listeners the configuration asks for through `transport` and starts the burst ticker.
-    /// Returns the bound ports (useful with port 0).
+    /// Opens the listeners the configuration asks for through `transport` (Herald's own servers by
+    /// default) and starts the burst ticker. Returns the bound ports (useful with port 0).
     @discardableResult
-    public func start(transport: any SimulatorTransport) async throws -> SimulatorPorts {
+    public func start(transport: any SimulatorTransport = NetworkTransport()) async throws -> SimulatorPorts {
         guard !isRunning else { throw SimulatorError.invalidConfiguration(field: "start", message: "the simulator is already running; stop it first") }
         let c = configuration
         var ports = SimulatorPorts()

@@ -21,7 +21,7 @@ public struct SimulatorTLS: Sendable {
     public var identity: CertificateIdentity
     /// Client certificates are requested, not required (none = token auth), and verified against this CA.
     public var clientCertificateAuthority: Certificate
-    /// Read at each handshake: the fault injector's `tlsHandshakeDelayMilliseconds`.
+    /// The fault injector's `tlsHandshakeDelayMilliseconds` (NetworkTransport reads it when a listener starts).
     public var handshakeDelayMilliseconds: @Sendable () -> Int
 }
 
