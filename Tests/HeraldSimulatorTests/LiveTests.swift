@@ -2,6 +2,7 @@ import APNSClient
 import APNSCore
 import Foundation
 import HeraldCrypto
+import HeraldIO
 import Testing
 @testable import HeraldSimulator
 #if canImport(FoundationNetworking)
@@ -102,7 +103,7 @@ struct LiveTests {
         await live.stop()
     }
 
-    @Test func clientSurvivesGoAwayAndResetsFromTheFaultInjector() async throws {
+    @Test func clientReconnectsAfterGoAwayFromTheFaultInjector() async throws {
         let live = try await Self.start { c in
             c.faults.goAwayAfterStreams = 2
         }
@@ -114,4 +115,54 @@ struct LiveTests {
         #expect((live.simulator.statistics.faults["goAway"] ?? 0) >= 2)
         await live.stop()
     }
+
+    @Test func legacyGatewayAndFeedbackSpeakBinaryOverTLS() async throws {
+        let live = try await Self.start { c in
+            c.legacyGatewayPort = 0
+            c.legacyFeedbackPort = 0
+        }
+        let cert = try live.simulator.issueClientCertificate(bundleID: "com.example.app", environments: [.sandbox])
+        let tls = try TLSContext(client: TLSClientConfiguration(trust: .caFile(live.caFile), identity: cert, alpn: []))
+        let token = LegacyFeedbackConnection.bytes(fromHex: live.token)!
+        let payload = Array(#"{"aps":{"alert":"binary"}}"#.utf8)
+        var bad = token
+        bad[0] ^= 0xFF
+        let frames = try LegacyNotification.enhanced(identifier: 1, expiry: 0, deviceToken: token, payload: payload).encoded()
+            + LegacyNotification.enhanced(identifier: 2, expiry: 0, deviceToken: bad, payload: payload).encoded()
+        let reply = await OneShotClient.exchange(port: live.ports.legacyGateway, tls: tls, send: frames)
+        #expect(try LegacyErrorResponse(bytes: reply) == LegacyErrorResponse(status: .invalidToken, identifier: 2))
+        #expect(live.simulator.device(live.device.id)!.inbox.count == 1)
+
+        try live.simulator.uninstall(bundleID: "com.example.app", from: live.device.id)
+        let feedback = await OneShotClient.exchange(port: live.ports.legacyFeedback, tls: tls, send: [])
+        var decoder = LegacyFeedbackDecoder()
+        decoder.append(feedback)
+        #expect(try decoder.next()?.deviceToken == token)
+        #expect(await OneShotClient.exchange(port: live.ports.legacyFeedback, tls: tls, send: []).isEmpty)
+        await live.stop()
+    }
+}
+
+/// Connects, writes `send`, and returns everything read until the server closes.
+final class OneShotClient: ConnectionDelegate, @unchecked Sendable {
+    private let send: [UInt8]
+    private var received: [UInt8] = []
+    private let done: CheckedContinuation<[UInt8], Never>
+
+    private init(send: [UInt8], done: CheckedContinuation<[UInt8], Never>) {
+        self.send = send
+        self.done = done
+    }
+
+    static func exchange(port: Int, tls: TLSContext, send: [UInt8]) async -> [UInt8] {
+        await withCheckedContinuation { continuation in
+            let client = OneShotClient(send: send, done: continuation)
+            StreamConnection.connect(host: "127.0.0.1", port: port, tls: tls, timeout: .seconds(5),
+                                     loop: EventLoopGroup.shared.next(), delegate: client)
+        }
+    }
+
+    func streamDidBecomeReady(_ stream: StreamConnection) { if !send.isEmpty { stream.write(send) } }
+    func stream(_ stream: StreamConnection, didRead bytes: UnsafeRawBufferPointer) { received += bytes }
+    func streamDidClose(_ stream: StreamConnection, error: IOError?) { done.resume(returning: received) }
 }
