@@ -64,7 +64,8 @@ struct DeviceRegistry {
     mutating func install(bundleID: String, environment: PushEnvironment, on deviceID: String, now: Date,
                           random: inout some RandomNumberGenerator) throws -> AppInstallation {
         try Self.checkBundleID(bundleID)
-        guard var device = devices[deviceID] else { throw SimulatorError.unknownDevice(deviceID) }
+        guard var device = devices.removeValue(forKey: deviceID) else { throw SimulatorError.unknownDevice(deviceID) }
+        defer { devices[deviceID] = device }
         if let existing = device.installation(of: bundleID) {
             if existing.environment == environment { return existing }
             markUninstalled(bundleID: bundleID, device: &device, now: now)
@@ -73,7 +74,6 @@ struct DeviceRegistry {
         repeat { token = Self.randomToken(bytes: tokenRule.issuedByteCount, using: &random) } while tokens[token] != nil
         let install = AppInstallation(bundleID: bundleID, environment: environment, token: token, installedAt: now, uninstalledAt: nil)
         device.apps.append(install)
-        devices[deviceID] = device
         tokens[token] = TokenRecord(deviceID: deviceID, bundleID: bundleID, environment: environment)
         return install
     }
@@ -81,11 +81,10 @@ struct DeviceRegistry {
     /// Uninstalls `bundleID`: its token answers 410 `Unregistered` from `now` on and shows up on the
     /// feedback service; stored and held notifications for the app are dropped.
     mutating func uninstall(bundleID: String, from deviceID: String, now: Date) throws -> AppInstallation {
-        guard var device = devices[deviceID] else { throw SimulatorError.unknownDevice(deviceID) }
+        guard var device = devices.removeValue(forKey: deviceID) else { throw SimulatorError.unknownDevice(deviceID) }
+        defer { devices[deviceID] = device }
         guard device.installation(of: bundleID) != nil else { throw SimulatorError.unknownApp(device: deviceID, bundleID: bundleID) }
-        let install = markUninstalled(bundleID: bundleID, device: &device, now: now)
-        devices[deviceID] = device
-        return install
+        return markUninstalled(bundleID: bundleID, device: &device, now: now)
     }
 
     @discardableResult
@@ -109,7 +108,8 @@ struct DeviceRegistry {
     /// configured), stored when offline. Returns the outcome and what was delivered now (for streams).
     mutating func deliver(_ notification: SimulatedNotification, now: Date) -> (Outcome, [SimulatedNotification]) {
         guard let record = tokens[notification.deviceToken], record.uninstalledAt == nil,
-              var device = devices[record.deviceID] else { return (.dropped, []) }
+              var device = devices.removeValue(forKey: record.deviceID) else { return (.dropped, []) }
+        // Taken out of the dictionary so the inbox is uniquely referenced: appending does not copy it.
         defer { devices[record.deviceID] = device }
         if device.online {
             if notification.priority < 10, case .burst = lowPriority {
@@ -128,7 +128,7 @@ struct DeviceRegistry {
 
     /// Brings a device online or offline. Coming online delivers stored (unexpired) and held notifications.
     mutating func setOnline(_ online: Bool, deviceID: String, now: Date) throws -> (delivered: [SimulatedNotification], expired: Int) {
-        guard var device = devices[deviceID] else { throw SimulatorError.unknownDevice(deviceID) }
+        guard var device = devices.removeValue(forKey: deviceID) else { throw SimulatorError.unknownDevice(deviceID) }
         defer { devices[deviceID] = device }
         let wasOnline = device.online
         device.online = online
@@ -146,11 +146,12 @@ struct DeviceRegistry {
     /// Delivers held low-priority bursts whose interval has passed. Call periodically.
     mutating func tick(now: Date) -> [SimulatedNotification] {
         guard case let .burst(interval) = lowPriority else { return [] }
-        var delivered: [SimulatedNotification] = []
-        for id in devices.keys {
-            guard let since = devices[id]!.heldSince, now.timeIntervalSince(since) >= interval, devices[id]!.online else { continue }
-            delivered += flushHeld(&devices[id]!, now: now)
+        // Decide first, then mutate: iterating the dictionary while mutating it would copy it.
+        let due = devices.compactMap { id, d in
+            d.online && d.heldSince.map { now.timeIntervalSince($0) >= interval } == true ? id : nil
         }
+        var delivered: [SimulatedNotification] = []
+        for id in due { delivered += flushHeld(&devices[id]!, now: now) }
         return delivered
     }
 
@@ -185,14 +186,14 @@ struct DeviceRegistry {
     // MARK: opens, feedback, reset
 
     mutating func recordOpen(deviceID: String, apnsID: String, now: Date) throws -> OpenReport {
-        guard var device = devices[deviceID] else { throw SimulatorError.unknownDevice(deviceID) }
+        guard var device = devices.removeValue(forKey: deviceID) else { throw SimulatorError.unknownDevice(deviceID) }
+        defer { devices[deviceID] = device }
         guard let n = device.inbox.last(where: { $0.apnsID == apnsID }) else {
             throw SimulatorError.invalidRequest(field: "apnsId", message: "device \(deviceID) has not received notification \(apnsID)")
         }
         let report = OpenReport(deviceID: deviceID, bundleID: n.bundleID, deviceToken: n.deviceToken, apnsID: apnsID,
                                 openedAt: now, customPayload: Self.customKeys(of: n.payload))
         device.opens.append(report)
-        devices[deviceID] = device
         return report
     }
 
@@ -206,7 +207,7 @@ struct DeviceRegistry {
 
     /// Forgets received, stored, held notifications and opens; devices, apps and tokens stay.
     mutating func clearNotifications() {
-        for id in devices.keys {
+        for id in Array(devices.keys) {
             devices[id]!.inbox = []
             devices[id]!.stored = [:]
             devices[id]!.held = []
