@@ -131,6 +131,14 @@ struct InspectionAPI: Sendable {
             try simulator.registerSigningKey(try SigningKey(record: record))
             return Self.json(["keyId": record.keyID], status: 201)
         }
+        if match("POST", "keys/generate") != nil {
+            let body = try Self.object(request, allowEmpty: true)
+            let generated = try simulator.generateSigningKey(
+                keyID: body["keyId"] as? String, teamID: (body["teamId"] as? String) ?? "SIMTEAM001",
+                bundleIDs: body["bundleIds"] as? [String], environment: try body["environment"].map(Self.environment))
+            return Self.json(["keyId": generated.keyID, "teamId": generated.teamID, "privateKeyPem": generated.privateKeyPEM,
+                              "file": generated.file.map { $0.path as Any } ?? NSNull()], status: 201)
+        }
         if let p = match("DELETE", "keys/:keyID") {
             let keyID = p[0]
             try simulator.removeSigningKey(keyID: keyID)

@@ -150,3 +150,32 @@ struct InspectionAPITests {
         #expect(await call("POST", "/devices/\(f.device.id)/apps", #"{"bundleId":"com.a","environment":"staging"}"#).status == 400)
     }
 }
+
+@Suite("Generated signing keys")
+struct GeneratedKeyTests {
+    @Test func generatedKeySignsTokensTheSimulatorAccepts() async throws {
+        let f = try Fixture()
+        let response = await f.simulator.inspectionHandler(HTTPRequest(method: "POST", target: "/keys/generate", body: Array(#"{"teamId":"TEAMABCDEF"}"#.utf8)))
+        #expect(response.status == 201)
+        let pem = try #require(response.json["privateKeyPem"] as? String)
+        let keyID = try #require(response.json["keyId"] as? String)
+        #expect(keyID.count == 10)
+        let jwt = try JWT.apnsProviderToken(keyID: keyID, teamID: "TEAMABCDEF", issuedAt: Int64(f.clock.now.timeIntervalSince1970),
+                                            using: try PrivateKey(pem: pem))
+        let connection = ConnectionAuthState(environment: .sandbox, credential: .providerToken)
+        #expect(f.send(push(to: f.token, headers: [("authorization", "bearer \(jwt)")]), on: connection).status == 200)
+    }
+
+    @Test func withADataDirectoryTheKeyIsSavedAsAP8File() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-sim-key-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var configuration = SimulatorConfiguration()
+        configuration.dataDirectory = dir
+        let simulator = try Simulator(configuration: configuration)
+        let generated = try simulator.generateSigningKey(keyID: "ABCDE12345")
+        let file = try #require(generated.file)
+        #expect(file.lastPathComponent == "AuthKey_ABCDE12345.p8")
+        let loaded = try PrivateKey(pemFile: file.path)
+        #expect(simulator.signingKeys.first { $0.keyID == "ABCDE12345" }?.publicKey == loaded.publicKey)
+    }
+}
