@@ -21,6 +21,8 @@ public final class ConnectionAuthState {
     private(set) var currentTokenSince: Date?
     /// Streams this connection carried (for GOAWAY-after-N).
     var requestCount = 0
+    /// A GOAWAY was decided (fault) / written (transport); each happens once per connection.
+    var goAwayScheduled = false
     var sentGoAway = false
     /// The SETTINGS_MAX_CONCURRENT_STREAMS last sent.
     var advertisedStreamLimit: UInt32 = 1

@@ -54,7 +54,8 @@ public final class ProviderEndpoint: Sendable {
         connection.requestCount += 1
         let faults = state.faultConfiguration
         if let limit = faults.maxConcurrentStreamsOverride { connection.pendingMaxConcurrentStreams = limit }
-        if let n = faults.goAwayAfterStreams, connection.requestCount >= n, !connection.sentGoAway {
+        if let n = faults.goAwayAfterStreams, connection.requestCount >= n, !connection.goAwayScheduled {
+            connection.goAwayScheduled = true
             connection.pendingGoAwayReason = faults.goAwayReason
             state.recordFault("goAway")
         }

@@ -73,10 +73,12 @@ public final class ProviderService: HTTP2ServerDelegate {
                 connection.updateMaxConcurrentStreams(resolved)
             }
         }
-        if let reason = auth.pendingGoAwayReason, !auth.sentGoAway {
-            auth.sentGoAway = true
+        if let reason = auth.pendingGoAwayReason {
             auth.pendingGoAwayReason = nil
-            connection.goAway(errorCode: 0, debugData: Rejection(status: 0, reason: reason).body())
+            if !auth.sentGoAway {
+                auth.sentGoAway = true
+                connection.goAway(errorCode: 0, debugData: Rejection(status: 0, reason: reason).body())
+            }
         }
     }
 }

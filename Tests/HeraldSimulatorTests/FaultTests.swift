@@ -74,6 +74,7 @@ struct FaultTests {
         #expect(connection.pendingGoAwayReason == nil)
         _ = run(f, 1, on: connection)
         #expect(connection.pendingGoAwayReason == "Shutdown")
+        _ = run(f, 2, on: connection)
         #expect(f.simulator.statistics.faults["goAway"] == 1)
     }
 
