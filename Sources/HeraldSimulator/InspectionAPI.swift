@@ -26,7 +26,8 @@ struct InspectionAPI: Sendable {
         let parts = request.path.split(separator: "/").map(String.init)
         let match = { (method: String, pattern: String) in Self.match(method, pattern, request.method, parts) }
         if match("GET", "health") != nil {
-            return Self.json(["status": "ok", "mode": simulator.configuration.mode.rawValue])
+            let persistence: Any = simulator.store.map { store in store.lastError.withLock { $0 } ?? "ok" } ?? "memory"
+            return Self.json(["status": "ok", "mode": simulator.configuration.mode.rawValue, "persistence": persistence])
         }
         if match("GET", "stats") != nil {
             return Self.json(InspectionJSON.statistics(simulator.statistics))

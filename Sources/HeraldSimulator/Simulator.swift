@@ -33,9 +33,9 @@ public final class Simulator: Sendable {
         let authenticator = ProviderTokenAuthenticator()
         self.store = store
         self.authenticator = authenticator
-        state = SimulatorState(configuration: configuration) { snapshot in
-            store?.save(.init(registry: snapshot, keys: authenticator.keys.map(\.record)))
-        }
+        let state = SimulatorState(configuration: configuration) { store?.scheduleSave() }
+        self.state = state
+        store?.setSource { .init(registry: state.snapshot, keys: authenticator.keys.map(\.record)) }
         provider = ProviderEndpoint(state: state, authenticator: authenticator, configuration: configuration)
         if let saved = try store?.load() {
             state.restore(saved.registry)
@@ -151,7 +151,7 @@ public final class Simulator: Sendable {
     func saveState() { persist() }
 
     private func persist() {
-        store?.save(.init(registry: state.snapshot, keys: authenticator.keys.map(\.record)))
+        store?.scheduleSave()
     }
 
     /// Waits until pending writes to the data directory are done.

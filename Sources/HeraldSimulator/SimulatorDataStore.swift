@@ -15,7 +15,11 @@ final class SimulatorDataStore: Sendable {
 
     let directory: URL
     private let queue = DispatchQueue(label: "herald.simulator.store")
-    private let pending = Mutex<State?>(nil)
+    private let scheduled = Mutex(false)
+    /// Why the last write failed, nil after a good one (shown by `GET /health`).
+    let lastError = Mutex<String?>(nil)
+    /// What to write; set once by the owner (it reads the live state under its own lock).
+    private let source = Mutex<(@Sendable () -> State)?>(nil)
 
     var stateURL: URL { directory.appendingPathComponent("state.json") }
     var caKeyURL: URL { directory.appendingPathComponent("ca-key.pem") }
@@ -42,16 +46,25 @@ final class SimulatorDataStore: Sendable {
         }
     }
 
-    /// Schedules a write of `state`; several saves in a row become one write of the newest.
-    func save(_ state: State) {
-        let wasIdle = pending.withLock { p in
-            defer { p = state }
-            return p == nil
+    func setSource(_ provider: @escaping @Sendable () -> State) { source.withLock { $0 = provider } }
+
+    /// Schedules a write of the current state; many changes in a row become one write, and the state is
+    /// read when the write happens, not at every change.
+    func scheduleSave() {
+        let alreadyScheduled = scheduled.withLock { s in
+            defer { s = true }
+            return s
         }
-        guard wasIdle else { return }
+        guard !alreadyScheduled else { return }
         queue.async { [self] in
-            guard let latest = pending.withLock({ p -> State? in defer { p = nil }; return p }) else { return }
-            try? write(latest)
+            scheduled.withLock { $0 = false }
+            guard let provider = source.withLock({ $0 }) else { return }
+            do {
+                try write(provider())
+                lastError.withLock { $0 = nil }
+            } catch {
+                lastError.withLock { $0 = "writing \(stateURL.path) failed: \(error.localizedDescription)" }
+            }
         }
     }
 

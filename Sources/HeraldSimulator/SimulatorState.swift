@@ -23,12 +23,13 @@ final class SimulatorState: Sendable {
     /// Accept-all mode only touches this.
     let acceptAllCount = Atomic<Int>(0)
     let rateLimit: SimulatorConfiguration.RateLimit?
-    /// Called (outside the lock) after devices, apps or tokens change, to persist them.
-    private let onRegistryChange: @Sendable (DeviceRegistry.Snapshot) -> Void
+    /// Called (outside the lock) after devices, apps or tokens change, to persist them. It only schedules:
+    /// the writer takes `snapshot` itself, once per coalesced write.
+    private let onRegistryChange: @Sendable () -> Void
     /// Remembered apns-ids for duplicate counting are capped so a long validating run cannot grow forever.
     private let seenIDLimit = 2_000_000
 
-    init(configuration: SimulatorConfiguration, onRegistryChange: @escaping @Sendable (DeviceRegistry.Snapshot) -> Void = { _ in }) {
+    init(configuration: SimulatorConfiguration, onRegistryChange: @escaping @Sendable () -> Void = {}) {
         var registry = DeviceRegistry()
         registry.tokenRule = configuration.tokens
         registry.inboxLimit = configuration.inboxLimit
@@ -130,11 +131,8 @@ final class SimulatorState: Sendable {
     // MARK: devices
 
     private func mutateRegistry<T>(_ body: (inout Inner) throws -> T) rethrows -> T {
-        let (result, snapshot) = try inner.withLock { s in
-            let result = try body(&s)
-            return (result, s.registry.snapshot)
-        }
-        onRegistryChange(snapshot)
+        let result = try inner.withLock { try body(&$0) }
+        onRegistryChange()
         return result
     }
 
