@@ -59,7 +59,7 @@ public final class LegacyGatewayConnection: LegacyConnection {
         if n.deviceToken.isEmpty { return LegacyErrorResponse(status: .missingDeviceToken, identifier: id) }
         if n.payload.isEmpty { return LegacyErrorResponse(status: .missingPayload, identifier: id) }
         if n.payload.count > LegacyNotification.payloadByteLimit { return LegacyErrorResponse(status: .invalidPayloadSize, identifier: id) }
-        guard (try? JSONSerialization.jsonObject(with: Data(n.payload))) is [String: Any] else {
+        guard case .object? = try? JSONValue(parsing: n.payload) else {
             return LegacyErrorResponse(status: .processingError, identifier: id)
         }
         let hex = Self.hex(n.deviceToken)

@@ -2,6 +2,7 @@ import APNSClient
 import APNSCore
 import Foundation
 import HeraldCrypto
+import HeraldHTTP
 import HeraldIO
 import Testing
 @testable import HeraldSimulator
@@ -114,6 +115,23 @@ struct LiveTests {
         #expect(live.simulator.device(live.device.id)!.inbox.count == 5)
         #expect((live.simulator.statistics.faults["goAway"] ?? 0) >= 2)
         await live.stop()
+    }
+
+    @Test func openedReportsAreForwardedToTheCallbackURL() async throws {
+        let received = TestBox<[String]>([])
+        let receiver = try HTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) { request in
+            received.mutate { $0.append("\(request.method) \(request.target) \(String(decoding: request.body, as: UTF8.self))") }
+            return HTTPResponse(status: 204)
+        }
+        try await receiver.start()
+        let f = try Fixture { $0.openedCallbackURL = URL(string: "http://127.0.0.1:\(receiver.port)/opens")! }
+        let id = try #require(f.send(push(to: f.token, body: #"{"aps":{"alert":"x"},"pushId":"p-7"}"#)).headers["apns-id"])
+        try f.simulator.reportOpened(deviceID: f.device.id, apnsID: id)
+        for _ in 0..<300 where received.value.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        await receiver.stop()
+        let request = try #require(received.value.first)
+        #expect(request.hasPrefix("POST /opens "))
+        #expect(request.contains(id) && request.contains("p-7") && request.contains(f.device.id))
     }
 
     @Test func legacyGatewayAndFeedbackSpeakBinaryOverTLS() async throws {
