@@ -1,0 +1,1 @@
+enum OpenAPIDocument { static let text = "{}" }
