@@ -178,11 +178,13 @@ public final class DeliveryEngine: Sendable {
 
     // MARK: - Dispatch
 
-    /// Tokens available now for a push (its own limit and its app's), capped at the batch size.
-    private func allowance(_ plan: PushPlan, app: AppRecord, now: Date) -> Int {
-        var limit = Double(env.configuration.dispatchBatchSize)
+    /// Reserves the tokens available now for a push (its own limit and its app's), capped at the batch
+    /// size. Reserving (not just reading) keeps parallel batches of one push within the limit.
+    private func reserve(_ plan: PushPlan, app: AppRecord, now: Date) -> Int {
         state.withLock { s in
-            for (key, rate) in [("push:\(plan.push.id)", plan.spec.rateLimit), ("app:\(app.id)", app.rateLimit)] {
+            var limit = Double(env.configuration.dispatchBatchSize)
+            let keys = [("push:\(plan.push.id)", plan.spec.rateLimit), ("app:\(app.id)", app.rateLimit)]
+            for (key, rate) in keys {
                 guard let rate else { continue }
                 var b = s.buckets[key] ?? (tokens: Double(rate), updated: now)
                 b.tokens = min(Double(rate), b.tokens + max(0, now.timeIntervalSince(b.updated)) * Double(rate))
@@ -190,14 +192,18 @@ public final class DeliveryEngine: Sendable {
                 s.buckets[key] = b
                 limit = min(limit, b.tokens.rounded(.down))
             }
+            let granted = max(0, Int(limit))
+            for (key, rate) in keys where rate != nil { s.buckets[key]!.tokens -= Double(granted) }
+            return granted
         }
-        return max(0, Int(limit))
     }
 
-    private func spend(_ count: Int, _ plan: PushPlan, app: AppRecord) {
+    /// Gives back tokens reserved but not used (fewer deliveries were due).
+    private func refund(_ count: Int, _ plan: PushPlan, app: AppRecord) {
+        guard count > 0 else { return }
         state.withLock { s in
             for key in ["push:\(plan.push.id)", "app:\(app.id)"] where s.buckets[key] != nil {
-                s.buckets[key]!.tokens -= Double(count)
+                s.buckets[key]!.tokens += Double(count)
             }
         }
     }
@@ -218,11 +224,11 @@ public final class DeliveryEngine: Sendable {
     /// Claims one batch of the push's due deliveries, sends it, records what happened.
     private func dispatch(_ plan: PushPlan, app: AppRecord) async throws -> Bool {
         let now = env.clock.now()
-        let allowed = allowance(plan, app: app, now: now)
+        let allowed = reserve(plan, app: app, now: now)
         guard allowed > 0 else { return false }
         let claimed = try await env.store.claimDeliveries(pushID: plan.push.id, limit: allowed, now: now)
+        refund(allowed - claimed.count, plan, app: app)
         guard !claimed.isEmpty else { return false }
-        spend(claimed.count, plan, app: app)
 
         let deadline = plan.spec.expiration ?? plan.push.createdAt.addingTimeInterval(env.configuration.defaultTTL)
         var outcomes: [DeliveryOutcome] = []
