@@ -1,0 +1,269 @@
+import Foundation
+import Synchronization
+import APNSCore
+import HeraldCrypto
+import HeraldHTTP
+import HeraldIO
+
+/// The result of one notification in a batch.
+public struct APNSDeliveryResult: Sendable {
+    /// Position in the batch as given.
+    public let index: Int
+    public let deviceToken: DeviceToken
+    public let result: Result<APNSSuccess, APNSClientError>
+    /// Requests made for it (retries included).
+    public let attempts: Int
+}
+
+/// An HTTP/2 APNs client: a pool of connections per credential and endpoint, a bound on notifications
+/// in flight, retries with backoff for transient failures, and provider tokens shared by all connections.
+public final class APNSClient: Sendable {
+    public struct Configuration: Sendable {
+        public var environment: APNSEnvironment
+        public var credentials: APNSCredentials
+        /// Trust only this CA (PEM file) instead of the system store: the simulator, a TLS-inspecting proxy.
+        public var caFile: String?
+        /// Connect without TLS, HTTP/2 with prior knowledge (a local h2c simulator or sink).
+        public var cleartext: Bool
+        public var proxy: ProxyConfiguration?
+        /// Connections in the pool.
+        public var connections: Int
+        /// Notifications in flight across the pool, at most.
+        public var maxInFlight: Int
+        /// Local cap on streams per connection (the server's SETTINGS may allow fewer).
+        public var maxStreamsPerConnection: Int
+        /// How long one request may wait for its answer.
+        public var requestTimeout: Duration
+        public var connectTimeout: Duration
+        public var pingInterval: Duration
+        public var pingTimeout: Duration
+        public var retry: RetryPolicy
+
+        public init(environment: APNSEnvironment, credentials: APNSCredentials, caFile: String? = nil, cleartext: Bool = false,
+                    proxy: ProxyConfiguration? = nil, connections: Int = 2, maxInFlight: Int = 2000,
+                    maxStreamsPerConnection: Int = 1000, requestTimeout: Duration = .seconds(30),
+                    connectTimeout: Duration = .seconds(10), pingInterval: Duration = .seconds(60),
+                    pingTimeout: Duration = .seconds(10), retry: RetryPolicy = RetryPolicy()) {
+            self.environment = environment
+            self.credentials = credentials
+            self.caFile = caFile
+            self.cleartext = cleartext
+            self.proxy = proxy
+            self.connections = connections
+            self.maxInFlight = maxInFlight
+            self.maxStreamsPerConnection = maxStreamsPerConnection
+            self.requestTimeout = requestTimeout
+            self.connectTimeout = connectTimeout
+            self.pingInterval = pingInterval
+            self.pingTimeout = pingTimeout
+            self.retry = retry
+        }
+    }
+
+    public let configuration: Configuration
+    let tokens: ProviderTokenSource?
+    private let pool: APNSConnectionPool
+    private let limiter: InFlightLimiter
+    private let observer: APNSClientObserver
+
+    public init(configuration: Configuration, observer: APNSClientObserver? = nil, group: EventLoopGroup = .shared,
+                now: @escaping @Sendable () -> Date = Date.init) throws {
+        self.configuration = configuration
+        self.observer = observer ?? NoObserver()
+        var tls: TLSContext?
+        if !configuration.cleartext {
+            var identity: CertificateIdentity?
+            if case let .certificate(id) = configuration.credentials { identity = id }
+            let trust: TLSTrust = configuration.caFile.map { .caFile($0) } ?? .system
+            tls = try TLSContext(client: TLSClientConfiguration(trust: trust, identity: identity))
+        }
+        if case let .token(key) = configuration.credentials {
+            tokens = ProviderTokenSource(signingKey: key, now: now)
+        } else {
+            tokens = nil
+        }
+        let template = HTTP2ClientConnection.Configuration(
+            host: configuration.environment.host, port: configuration.environment.port, tls: tls,
+            proxy: configuration.proxy, connectTimeout: configuration.connectTimeout,
+            pingInterval: configuration.pingInterval, pingTimeout: configuration.pingTimeout,
+            maxConcurrentStreams: configuration.maxStreamsPerConnection)
+        pool = APNSConnectionPool(template: template, size: configuration.connections, observer: self.observer, group: group)
+        limiter = InFlightLimiter(limit: configuration.maxInFlight)
+    }
+
+    /// Sends one notification and returns APNs' answer. Transient failures are retried per the policy.
+    public func send(_ notification: APNSNotification) async throws(APNSClientError) -> APNSSuccess {
+        let result = await withCheckedContinuation { (cont: CheckedContinuation<APNSDeliveryResult, Never>) in
+            Task { await self.send(batch: [notification]) { cont.resume(returning: $0) } }
+        }
+        return try result.result.get()
+    }
+
+    /// Sends many notifications as fast as the connections allow, calling `onResult` once per notification
+    /// (from I/O threads, in completion order). Returns when every notification has its result.
+    public func send<S: Sequence>(batch notifications: S, onResult: @escaping @Sendable (APNSDeliveryResult) -> Void) async
+    where S.Element == APNSNotification {
+        let chunkSize = 64
+        var chunk: [Delivery] = []
+        chunk.reserveCapacity(chunkSize)
+        for (index, notification) in notifications.enumerated() {
+            let prepared: APNSPreparedRequest
+            do {
+                prepared = try notification.prepare()
+            } catch {
+                onResult(APNSDeliveryResult(index: index, deviceToken: notification.deviceToken, result: .failure(.invalid(error)), attempts: 0))
+                continue
+            }
+            chunk.append(Delivery(index: index, prepared: prepared, onResult: onResult))
+            if chunk.count == chunkSize {
+                await dispatch(chunk)
+                chunk.removeAll(keepingCapacity: true)
+            }
+        }
+        if !chunk.isEmpty { await dispatch(chunk) }
+        await limiter.waitUntilIdle()
+    }
+
+    /// Closes every connection. Notifications still waiting fail with `.shutdown`.
+    public func shutdown() { pool.shutdown() }
+
+    // MARK: - Delivery machinery
+
+    /// One notification on its way, across retries.
+    final class Delivery: @unchecked Sendable {
+        let index: Int
+        let prepared: APNSPreparedRequest
+        let onResult: @Sendable (APNSDeliveryResult) -> Void
+        var attempts = 0
+        var renewedToken = false
+        let started = MonotonicTime.now
+        var authorization: String?
+
+        init(index: Int, prepared: APNSPreparedRequest, onResult: @escaping @Sendable (APNSDeliveryResult) -> Void) {
+            self.index = index
+            self.prepared = prepared
+            self.onResult = onResult
+        }
+    }
+
+    private func dispatch(_ chunk: [Delivery]) async {
+        await limiter.acquire(chunk.count)
+        let authorization: String?
+        do {
+            authorization = try tokens?.authorization()
+        } catch {
+            for d in chunk { finish(d, .failure(.credentials("cannot sign the provider token: \(error)"))) }
+            return
+        }
+        let connection: HTTP2ClientConnection
+        do {
+            connection = try await pool.connection()
+        } catch {
+            for d in chunk { handleTransportFailure(d, clientError(from: error)) }
+            return
+        }
+        let deadline = MonotonicTime.now + configuration.requestTimeout.nanosecondsValue
+        var batch: [(HTTP2ClientRequest, HTTP2Completion)] = []
+        batch.reserveCapacity(chunk.count)
+        for d in chunk {
+            d.attempts += 1
+            d.authorization = authorization
+            batch.append((request(for: d.prepared, authorization: authorization), { [self] in complete(d, $0) }))
+            observer.sent()
+        }
+        connection.send(batch: batch, deadline: deadline)
+    }
+
+    /// Sends one delivery again (a retry), holding its existing in-flight slot.
+    private func redispatch(_ d: Delivery) async {
+        let authorization: String?
+        do {
+            authorization = try tokens?.authorization()
+        } catch {
+            return finish(d, .failure(.credentials("cannot sign the provider token: \(error)")))
+        }
+        do {
+            let connection = try await pool.connection()
+            d.attempts += 1
+            d.authorization = authorization
+            observer.sent()
+            connection.send(request(for: d.prepared, authorization: authorization),
+                            deadline: MonotonicTime.now + configuration.requestTimeout.nanosecondsValue) { [self] in complete(d, $0) }
+        } catch {
+            handleTransportFailure(d, clientError(from: error))
+        }
+    }
+
+    private func request(for p: APNSPreparedRequest, authorization: String?) -> HTTP2ClientRequest {
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(7)
+        if let authorization { headers.append(("authorization", authorization)) }
+        headers.append(("apns-topic", p.topic))
+        headers.append(("apns-push-type", p.pushType.rawValue))
+        headers.append(("apns-priority", String(p.priority.rawValue)))
+        if let e = p.expiration { headers.append(("apns-expiration", e.headerValue)) }
+        if let c = p.collapseID { headers.append(("apns-collapse-id", c)) }
+        if let id = p.apnsIDHeaderValue { headers.append(("apns-id", id)) }
+        return HTTP2ClientRequest(method: "POST", path: p.path, headers: headers, body: p.body)
+    }
+
+    private func complete(_ d: Delivery, _ result: Result<HTTP2ClientResponse, HTTP2ClientError>) {
+        switch result {
+        case let .success(response):
+            let outcome = APNSResponse.interpret(status: response.status, apnsID: response.headers["apns-id"],
+                                                 apnsUniqueID: response.headers["apns-unique-id"], body: response.body,
+                                                 requestAPNSID: d.prepared.apnsID)
+            switch outcome {
+            case let .success(ok):
+                finish(d, .success(ok))
+            case let .failure(error):
+                if error.reason == .expiredProviderToken, !d.renewedToken, let tokens, let auth = d.authorization {
+                    // Apple: regenerate and retry once.
+                    d.renewedToken = true
+                    _ = try? tokens.tokenWasRejectedAsExpired(String(auth.dropFirst("bearer ".count)))
+                    Task { await redispatch(d) }
+                } else if error.isRetryable && d.attempts < configuration.retry.maxAttempts {
+                    retryLater(d, retryAfter: response.headers["retry-after"].flatMap(Int.init).map { .seconds($0) })
+                } else {
+                    finish(d, .failure(.rejected(error)))
+                }
+            }
+        case let .failure(error):
+            handleTransportFailure(d, .transport(error))
+        }
+    }
+
+    private func handleTransportFailure(_ d: Delivery, _ error: APNSClientError) {
+        if case .shutdown = error { return finish(d, .failure(error)) }
+        if d.attempts < configuration.retry.maxAttempts {
+            retryLater(d, retryAfter: nil)
+        } else {
+            finish(d, .failure(error))
+        }
+    }
+
+    private func retryLater(_ d: Delivery, retryAfter: Duration?) {
+        let delay = configuration.retry.delay(afterAttempt: d.attempts, retryAfter: retryAfter)
+        Task {
+            try? await Task.sleep(for: delay)
+            await redispatch(d)
+        }
+    }
+
+    private func finish(_ d: Delivery, _ result: Result<APNSSuccess, APNSClientError>) {
+        let latency = Double(MonotonicTime.now - d.started) / 1e9
+        switch result {
+        case .success: observer.accepted(latency: latency)
+        case let .failure(.rejected(e)): observer.rejected(status: e.status, reason: e.reason, latency: latency)
+        case let .failure(e): observer.failed(e)
+        }
+        d.onResult(APNSDeliveryResult(index: d.index, deviceToken: d.prepared.deviceToken, result: result, attempts: d.attempts))
+        limiter.release(1)
+    }
+
+    private func clientError(from error: Error) -> APNSClientError {
+        if let e = error as? APNSClientError { return e }
+        if let e = error as? HTTP2ClientError { return .transport(e) }
+        return .transport(.connectFailed("\(error)"))
+    }
+}

@@ -1,0 +1,28 @@
+import APNSCore
+
+/// Hooks for metrics. Called on I/O threads: keep them quick (increment a counter).
+public protocol APNSClientObserver: Sendable {
+    /// A request went out (retries count again).
+    func sent()
+    /// APNs accepted a notification; `latency` from first send to answer, in seconds.
+    func accepted(latency: Double)
+    /// APNs refused a notification with `reason` (nil when the body had none).
+    func rejected(status: Int, reason: APNSReason?, latency: Double)
+    /// A request failed without an APNs answer (connection lost, timeout) after its retries.
+    func failed(_ error: APNSClientError)
+    func connectionOpened()
+    func connectionClosed()
+    func connectionFailed()
+}
+
+extension APNSClientObserver {
+    public func sent() {}
+    public func accepted(latency: Double) {}
+    public func rejected(status: Int, reason: APNSReason?, latency: Double) {}
+    public func failed(_ error: APNSClientError) {}
+    public func connectionOpened() {}
+    public func connectionClosed() {}
+    public func connectionFailed() {}
+}
+
+struct NoObserver: APNSClientObserver {}

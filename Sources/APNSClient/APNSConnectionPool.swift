@@ -1,0 +1,132 @@
+import Foundation
+import Synchronization
+import HeraldHTTP
+import HeraldIO
+
+/// Up to `size` HTTP/2 connections to one APNs endpoint with one credential (so one team per
+/// connection, as APNs requires). Connections open on demand, are replaced when they close, and each
+/// request goes to the least-loaded usable one. Every (re)connect resolves DNS afresh.
+final class APNSConnectionPool: Sendable {
+    private let template: HTTP2ClientConnection.Configuration
+    private let size: Int
+    private let observer: APNSClientObserver
+    private let group: EventLoopGroup
+    private let state = Mutex<State>(State())
+
+    private struct State {
+        var ready: [HTTP2ClientConnection] = []
+        var connecting = 0
+        var waiters: [CheckedContinuation<HTTP2ClientConnection, Error>] = []
+        var lastError: Error?
+        var closed = false
+    }
+
+    init(template: HTTP2ClientConnection.Configuration, size: Int, observer: APNSClientObserver, group: EventLoopGroup) {
+        self.template = template
+        self.size = max(1, size)
+        self.observer = observer
+        self.group = group
+    }
+
+    /// The least-loaded usable connection; opens connections up to `size` as needed.
+    func connection() async throws -> HTTP2ClientConnection {
+        enum Pick { case use(HTTP2ClientConnection), wait, closed }
+        let (pick, toOpen): (Pick, Int) = state.withLock { s in
+            if s.closed { return (.closed, 0) }
+            s.ready.removeAll { !$0.isUsable }
+            let best = s.ready.min { $0.load < $1.load }
+            let missing = size - s.ready.count - s.connecting
+            // Grow when there is no connection, or the best one is already busy.
+            let open = missing > 0 && (best == nil || best!.load > 0) ? (best == nil ? missing : 1) : 0
+            s.connecting += open
+            if let best { return (.use(best), open) }
+            return (.wait, open)
+        }
+        for _ in 0..<toOpen { openOne() }
+        switch pick {
+        case let .use(c): return c
+        case .closed: throw APNSClientError.shutdown
+        case .wait:
+            return try await withCheckedThrowingContinuation { cont in
+                let immediate: Result<HTTP2ClientConnection, Error>? = state.withLock { s in
+                    if s.closed { return .failure(APNSClientError.shutdown) }
+                    if let c = s.ready.first(where: \.isUsable) { return .success(c) }
+                    if s.connecting == 0 {
+                        return .failure(s.lastError ?? HTTP2ClientError.connectFailed("no connection could be opened"))
+                    }
+                    s.waiters.append(cont)
+                    return nil
+                }
+                if let immediate { cont.resume(with: immediate) }
+            }
+        }
+    }
+
+    private func openOne() {
+        let loop = group.next()
+        Task {
+            do {
+                let conn = try await HTTP2ClientConnection.connect(template, loop: loop)
+                observer.connectionOpened()
+                conn.onClose = { [weak self] closed in self?.closed(closed) }
+                conn.onRequeue = { [weak self] requests, completions, deadlines in
+                    self?.resend(requests, completions, deadlines)
+                }
+                let (waiters, shutDown) = state.withLock { s -> ([CheckedContinuation<HTTP2ClientConnection, Error>], Bool) in
+                    s.connecting -= 1
+                    if s.closed { return ([], true) }
+                    s.ready.append(conn)
+                    s.lastError = nil
+                    let w = s.waiters
+                    s.waiters = []
+                    return (w, false)
+                }
+                if shutDown { conn.close() }
+                waiters.forEach { $0.resume(returning: conn) }
+            } catch {
+                observer.connectionFailed()
+                let waiters = state.withLock { s -> [CheckedContinuation<HTTP2ClientConnection, Error>] in
+                    s.connecting -= 1
+                    s.lastError = error
+                    guard s.connecting == 0 else { return [] }
+                    let w = s.waiters
+                    s.waiters = []
+                    return w
+                }
+                waiters.forEach { $0.resume(throwing: error) }
+            }
+        }
+    }
+
+    private func closed(_ conn: HTTP2ClientConnection) {
+        observer.connectionClosed()
+        state.withLock { s in s.ready.removeAll { $0 === conn } }
+    }
+
+    /// Requests a closing connection gave back unprocessed (GOAWAY, refused): send them elsewhere
+    /// with their original completions. This is not a new attempt: APNs never saw them.
+    private func resend(_ requests: [HTTP2ClientRequest], _ completions: [HTTP2Completion], _ deadlines: [UInt64]) {
+        Task {
+            for i in requests.indices {
+                do {
+                    let c = try await connection()
+                    c.send(requests[i], deadline: deadlines[i], completion: completions[i])
+                } catch {
+                    completions[i](.failure(.connectFailed("\(error)")))
+                }
+            }
+        }
+    }
+
+    func shutdown() {
+        let (conns, waiters) = state.withLock { s in
+            s.closed = true
+            let r = (s.ready, s.waiters)
+            s.ready = []
+            s.waiters = []
+            return r
+        }
+        conns.forEach { $0.close() }
+        waiters.forEach { $0.resume(throwing: APNSClientError.shutdown) }
+    }
+}

@@ -1,0 +1,42 @@
+internal import COpenSSL
+
+/// Message digests and MACs.
+public enum Digest {
+    /// SHA-256 of `data` (32 bytes).
+    public static func sha256<D: Collection>(_ data: D) -> [UInt8] where D.Element == UInt8 {
+        withContiguousBytes(data) { buffer in
+            var out = [UInt8](repeating: 0, count: 32)
+            var length: UInt32 = 0
+            let ok = EVP_Digest(buffer.baseAddress, buffer.count, &out, &length, FetchedAlgorithms.shared.sha256, nil)
+            precondition(ok == 1 && length == 32, "SHA-256 failed: \(drainOpenSSLErrors())")
+            return out
+        }
+    }
+
+    /// HMAC-SHA256 of `message` under `key` (32 bytes).
+    public static func hmacSHA256<K: Collection, M: Collection>(key: K, message: M) -> [UInt8]
+    where K.Element == UInt8, M.Element == UInt8 {
+        // A zero-length key is legal for HMAC, but OpenSSL wants a non-null key pointer.
+        let keyBytes = key.isEmpty ? [0] : Array(key)
+        let keyLength = key.isEmpty ? 0 : keyBytes.count
+        return keyBytes.withUnsafeBytes { keyBuffer in
+            withContiguousBytes(message) { messageBuffer in
+                var out = [UInt8](repeating: 0, count: 32)
+                var length = 0
+                let result = EVP_Q_mac(nil, "HMAC", nil, "SHA256", nil, keyBuffer.baseAddress, keyLength,
+                                       messageBuffer.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                       messageBuffer.count, &out, out.count, &length)
+                precondition(result != nil && length == 32, "HMAC-SHA256 failed: \(drainOpenSSLErrors())")
+                return out
+            }
+        }
+    }
+}
+
+/// Gives `body` contiguous bytes of any byte collection without copying when it already is contiguous.
+func withContiguousBytes<D: Collection, R>(_ data: D, _ body: (UnsafeRawBufferPointer) -> R) -> R where D.Element == UInt8 {
+    if let result = data.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) {
+        return result
+    }
+    return Array(data).withUnsafeBytes(body)
+}

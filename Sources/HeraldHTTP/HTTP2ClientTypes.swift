@@ -1,0 +1,61 @@
+import HeraldIO
+
+/// A request for `HTTP2ClientConnection`. `:scheme` and `:authority` come from the connection.
+public struct HTTP2ClientRequest: Sendable {
+    public var method: String
+    public var path: String
+    public var headers: [(name: String, value: String)]
+    /// Shared, copy-on-write: many requests can carry the same encoded payload without copying it.
+    public var body: [UInt8]
+
+    public init(method: String = "POST", path: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.body = body
+    }
+}
+
+public struct HTTP2ClientResponse: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+
+    public init(status: Int, headers: HTTPHeaders, body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// Why a request got no response. `isSafeToRetry` says whether the server certainly did not process it.
+public enum HTTP2ClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Refused (REFUSED_STREAM, above a GOAWAY's last stream id, or never sent): not processed.
+    case notProcessed(String)
+    /// The connection died with the request in flight: it may or may not have been processed.
+    case connectionLost(String)
+    /// No response before the request's deadline.
+    case timeout
+    /// The server reset the stream with an HTTP/2 error code.
+    case streamReset(UInt32)
+    /// Could not connect (DNS, TCP, proxy, TLS, ALPN).
+    case connectFailed(String)
+
+    public var isSafeToRetry: Bool {
+        if case .notProcessed = self { return true }
+        if case .connectFailed = self { return true }
+        return false
+    }
+
+    public var description: String {
+        switch self {
+        case let .notProcessed(why): "request not processed by the server (\(why)); safe to retry"
+        case let .connectionLost(why): "connection lost with the request in flight (\(why))"
+        case .timeout: "no response before the request deadline"
+        case let .streamReset(code): "the server reset the stream (HTTP/2 error \(code))"
+        case let .connectFailed(why): "cannot connect: \(why)"
+        }
+    }
+}
+
+public typealias HTTP2Completion = @Sendable (Result<HTTP2ClientResponse, HTTP2ClientError>) -> Void

@@ -1,0 +1,179 @@
+import Foundation
+import HeraldIO
+internal import CNGHTTP2
+
+/// What client and server connections share: an nghttp2 session fed from a `StreamConnection`, with
+/// its output gathered into one write per turn of the loop. Subclasses react to frames.
+/// Everything runs on the stream's loop.
+public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
+    let loop: EventLoop
+    var stream: StreamConnection?
+    var session: OpaquePointer?
+    var streams: [Int32: HTTP2Stream] = [:]
+    private var flushScheduled = false
+    private var sendBuffer: [UInt8] = []
+
+    init(loop: EventLoop) { self.loop = loop }
+
+    deinit { if let session { nghttp2_session_del(session) } }
+
+    // MARK: hooks for subclasses
+
+    func sessionReady() {}
+    func beginHeaders(streamID: Int32) {}
+    /// A complete frame arrived (after its headers/data callbacks).
+    func frameReceived(type: UInt8, streamID: Int32, flags: UInt8, frame: UnsafePointer<nghttp2_frame>) {}
+    func streamClosed(streamID: Int32, errorCode: UInt32) {}
+    func connectionClosed(error: IOError?) {}
+
+    // MARK: session setup
+
+    func makeSession(server: Bool) {
+        var callbacks: OpaquePointer?
+        nghttp2_session_callbacks_new(&callbacks)
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, user in
+            let me = HTTP2Endpoint.from(user)
+            me.beginHeaders(streamID: frame!.pointee.hd.stream_id)
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, namelen, value, valuelen, _, user in
+            let me = HTTP2Endpoint.from(user)
+            guard let s = me.streams[frame!.pointee.hd.stream_id] else { return 0 }
+            s.headers.append((String(decoding: UnsafeBufferPointer(start: name, count: namelen), as: UTF8.self),
+                              String(decoding: UnsafeBufferPointer(start: value, count: valuelen), as: UTF8.self)))
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, len, user in
+            let me = HTTP2Endpoint.from(user)
+            me.streams[streamID]?.body.append(contentsOf: UnsafeBufferPointer(start: data, count: len))
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
+            let me = HTTP2Endpoint.from(user)
+            let hd = frame!.pointee.hd
+            me.frameReceived(type: hd.type, streamID: hd.stream_id, flags: hd.flags, frame: frame!)
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, code, user in
+            let me = HTTP2Endpoint.from(user)
+            me.streamClosed(streamID: streamID, errorCode: code)
+            return 0
+        }
+        var option: OpaquePointer?
+        nghttp2_option_new(&option)
+        defer { nghttp2_option_del(option) }
+        // Closed streams are not kept for priority bookkeeping: APNs traffic never uses priorities.
+        nghttp2_option_set_no_closed_streams(option, 1)
+        var s: OpaquePointer?
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        if server {
+            nghttp2_session_server_new2(&s, callbacks, me, option)
+        } else {
+            nghttp2_session_client_new2(&s, callbacks, me, option)
+        }
+        session = s
+    }
+
+    static func from(_ user: UnsafeMutableRawPointer?) -> HTTP2Endpoint {
+        Unmanaged<HTTP2Endpoint>.fromOpaque(user!).takeUnretainedValue()
+    }
+
+    func submitSettings(_ entries: [(id: Int32, value: UInt32)]) {
+        guard let session else { return }
+        let iv = entries.map { nghttp2_settings_entry(settings_id: $0.id, value: $0.value) }
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), iv, iv.count)
+        scheduleFlush()
+    }
+
+    /// Sends a DATA body for `stream` from its `outbound` buffer.
+    static let bodyProvider: nghttp2_data_source_read_callback = { session, streamID, buf, length, flags, _, _ in
+        guard let raw = nghttp2_session_get_stream_user_data(session, streamID) else {
+            flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
+            return 0
+        }
+        let s = Unmanaged<HTTP2Stream>.fromOpaque(raw).takeUnretainedValue()
+        let n = min(length, s.outbound.count - s.outboundOffset)
+        s.outbound.withUnsafeBytes { src in
+            UnsafeMutableRawPointer(buf!).copyMemory(from: src.baseAddress! + s.outboundOffset, byteCount: n)
+        }
+        s.outboundOffset += n
+        if s.outboundOffset == s.outbound.count { flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue) }
+        return n
+    }
+
+    /// Builds an `nghttp2_nv` array over `fields` for the duration of `body`.
+    func withHeaderBlock<T>(_ fields: [(name: String, value: String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> T) -> T {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
+        var spans: [(Int, Int, Int, Int)] = []
+        spans.reserveCapacity(fields.count)
+        for f in fields {
+            let n0 = bytes.count
+            bytes += f.name.utf8
+            let v0 = bytes.count
+            bytes += f.value.utf8
+            spans.append((n0, v0 - n0, v0, bytes.count - v0))
+        }
+        return bytes.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            var nva = spans.map { s in
+                nghttp2_nv(name: base + s.0, value: base + s.2, namelen: s.1, valuelen: s.3,
+                           flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            }
+            return nva.withUnsafeMutableBufferPointer { body($0.baseAddress!, $0.count) }
+        }
+    }
+
+    // MARK: I/O
+
+    /// Coalesces output: whatever frames are queued during this turn go out in one write.
+    func scheduleFlush() {
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        loop.execute { [self] in flush() }
+    }
+
+    func flush() {
+        flushScheduled = false
+        guard let session, let stream else { return }
+        while true {
+            var data: UnsafePointer<UInt8>?
+            let n = nghttp2_session_mem_send(session, &data)
+            if n < 0 { return stream.closeAbruptly() }
+            if n == 0 { break }
+            sendBuffer.append(contentsOf: UnsafeBufferPointer(start: data, count: n))
+        }
+        if !sendBuffer.isEmpty {
+            sendBuffer.withUnsafeBytes { stream.write($0) }
+            sendBuffer.removeAll(keepingCapacity: true)
+        }
+        if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
+            stream.close()
+        }
+    }
+
+    // MARK: ConnectionDelegate
+
+    public func streamDidBecomeReady(_ stream: StreamConnection) {
+        self.stream = stream
+        sessionReady()
+    }
+
+    public func stream(_ stream: StreamConnection, didRead bytes: UnsafeRawBufferPointer) {
+        guard let session else { return }
+        let rc = nghttp2_session_mem_recv(session, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if rc < 0 {
+            // A protocol error: nghttp2 has queued a GOAWAY; send it and close.
+            flush()
+            stream.close()
+            return
+        }
+        flush()
+    }
+
+    public func streamDidClose(_ stream: StreamConnection, error: IOError?) {
+        connectionClosed(error: error)
+        self.stream = nil
+    }
+}

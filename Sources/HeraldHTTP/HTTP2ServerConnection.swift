@@ -1,0 +1,156 @@
+import Foundation
+import HeraldIO
+internal import CNGHTTP2
+
+/// One accepted HTTP/2 connection (TLS with ALPN h2, or cleartext with prior knowledge).
+/// Confined to its loop: the delegate is called there and may use these methods there.
+public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
+    public let id: UInt64
+    public let isTLS: Bool
+    public let remoteAddress: String
+    /// The client certificate (DER) presented in the TLS handshake, if any.
+    public private(set) var peerCertificateDER: [UInt8]?
+    /// The delegate's per-connection state.
+    public var context: AnyObject?
+    let delegate: HTTP2ServerDelegate
+    let maxConcurrentStreams: UInt32
+    private var closing = false
+    weak var server: HTTP2Server?
+
+    init(id: UInt64, loop: EventLoop, isTLS: Bool, remoteAddress: String, delegate: HTTP2ServerDelegate, maxConcurrentStreams: UInt32) {
+        self.id = id
+        self.isTLS = isTLS
+        self.remoteAddress = remoteAddress
+        self.delegate = delegate
+        self.maxConcurrentStreams = maxConcurrentStreams
+        super.init(loop: loop)
+    }
+
+    override func sessionReady() {
+        guard let stream else { return }
+        if let alpn = stream.negotiatedProtocol, alpn != "h2" {
+            stream.close()
+            return
+        }
+        peerCertificateDER = stream.peerCertificateDER
+        makeSession(server: true)
+        delegate.connectionOpened(self)
+        submitSettings([
+            (Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), currentMaxStreams ?? maxConcurrentStreams),
+            (Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), 1 << 20),
+        ])
+        nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 16 << 20)
+        flush()
+    }
+
+    private var currentMaxStreams: UInt32?
+
+    /// Advertises a new SETTINGS_MAX_CONCURRENT_STREAMS (APNs: 1 until the first good token request).
+    /// Called from `connectionOpened` it replaces the initial value.
+    public func updateMaxConcurrentStreams(_ n: UInt32) {
+        guard session != nil else { currentMaxStreams = n; return }
+        submitSettings([(Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), n)])
+    }
+
+    /// Sends GOAWAY with `debugData` (APNs sends `{"reason":"..."}`) and closes once it is written.
+    public func goAway(errorCode: UInt32 = 0, debugData: [UInt8] = []) {
+        guard let session, !closing else { return }
+        closing = true
+        let last = nghttp2_session_get_last_proc_stream_id(session)
+        debugData.withUnsafeBufferPointer { d in
+            _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode, d.baseAddress, d.count)
+        }
+        flush()
+        // Give the peer a moment to read the frame before the socket goes away.
+        loop.schedule(after: .milliseconds(50)) { [self] in stream?.close() }
+    }
+
+    /// Drops the TCP connection at once with a reset (fault injection).
+    public func closeAbruptly() { stream?.closeAbruptly() }
+
+    /// Stops reading from the peer: no more requests, no PING answers (fault injection: a hung server).
+    public func stopReading() { stream?.pauseReading() }
+
+    // MARK: frames
+
+    override func beginHeaders(streamID: Int32) {
+        let s = HTTP2Stream(id: streamID)
+        streams[streamID] = s
+        nghttp2_session_set_stream_user_data(session, streamID, Unmanaged.passUnretained(s).toOpaque())
+    }
+
+    override func frameReceived(type: UInt8, streamID: Int32, flags: UInt8, frame: UnsafePointer<nghttp2_frame>) {
+        guard flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
+              type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
+              let s = streams[streamID] else { return }
+        var method = "", path = ""
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(s.headers.count)
+        for h in s.headers {
+            switch h.name {
+            case ":method": method = h.value
+            case ":path": path = h.value
+            case ":scheme", ":authority": break
+            default: headers.append(h)
+            }
+        }
+        let request = HTTPRequest(method: method, target: path, headers: HTTPHeaders(headers), body: s.body, remoteAddress: remoteAddress)
+        s.headers = []
+        s.body = []
+        delegate.handle(request, on: self, responder: HTTP2Responder(connection: self, streamID: streamID))
+    }
+
+    override func streamClosed(streamID: Int32, errorCode: UInt32) {
+        streams[streamID] = nil
+    }
+
+    override func connectionClosed(error: IOError?) {
+        streams.removeAll()
+        delegate.connectionClosed(self)
+        server?.forget(self)
+    }
+
+    func respond(streamID: Int32, _ response: HTTPResponse) {
+        guard let session, let s = streams[streamID] else { return }
+        var fields: [(name: String, value: String)] = [(":status", String(response.status))]
+        fields.reserveCapacity(response.headers.fields.count + 1)
+        for h in response.headers.fields { fields.append((h.name.lowercased(), h.value)) }
+        let rc: Int32 = withHeaderBlock(fields) { nva, count in
+            if response.body.isEmpty {
+                return nghttp2_submit_response(session, streamID, nva, count, nil)
+            }
+            s.outbound = response.body
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: HTTP2Endpoint.bodyProvider)
+            return nghttp2_submit_response(session, streamID, nva, count, &provider)
+        }
+        if rc == 0 { scheduleFlush() }
+    }
+}
+
+/// Answers one request. Sendable: call `respond` once, from any thread, now or later.
+public struct HTTP2Responder: Sendable {
+    private weak var connection: HTTP2ServerConnection?
+    private let loop: EventLoop
+    private let streamID: Int32
+
+    init(connection: HTTP2ServerConnection, streamID: Int32) {
+        self.connection = connection
+        self.loop = connection.loop
+        self.streamID = streamID
+    }
+
+    public func respond(_ response: HTTPResponse) {
+        let id = streamID
+        if loop.inLoop {
+            connection?.respond(streamID: id, response)
+        } else {
+            let weakBox = WeakConnection(connection)
+            loop.execute { weakBox.value?.respond(streamID: id, response) }
+        }
+    }
+}
+
+private struct WeakConnection: @unchecked Sendable {
+    weak var value: HTTP2ServerConnection?
+    init(_ value: HTTP2ServerConnection?) { self.value = value }
+}

@@ -1,0 +1,324 @@
+import Foundation
+internal import CHeraldShims
+
+/// A TCP connection, optionally through an HTTP CONNECT proxy and optionally TLS, driven by one event
+/// loop. All methods must be called on that loop; the delegate is called there too.
+public final class StreamConnection: EventHandler, @unchecked Sendable {
+    private enum State { case connecting, proxyHandshake, tlsHandshake, open, closed }
+
+    public let loop: EventLoop
+    public let remoteAddress: String
+    private let fd: Int32
+    private var state: State
+    private var delegate: ConnectionDelegate?
+    private var tls: TLSSession?
+    private let tlsContext: TLSContext?
+    private let serverName: String?
+    private var proxyTarget: (host: String, port: Int, credentials: String?)?
+    private var proxyReply: [UInt8] = []
+    private var output: [UInt8] = []
+    private var outputOffset = 0
+    private var writableArmed = false
+    private var readPaused = false
+    private var timeoutTimer: TimerID?
+    private static let readSize = 64 * 1024
+    private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readSize, alignment: 16)
+
+    /// The protocol chosen by ALPN once TLS is up (`h2`), nil without TLS or ALPN.
+    public private(set) var negotiatedProtocol: String?
+    /// The DER certificate the peer presented during the TLS handshake, if any.
+    public private(set) var peerCertificateDER: [UInt8]?
+    public var isTLS: Bool { tlsContext != nil }
+
+    private init(loop: EventLoop, fd: Int32, remote: String, state: State, tls: TLSContext?, serverName: String?, delegate: ConnectionDelegate) {
+        self.loop = loop
+        self.fd = fd
+        self.remoteAddress = remote
+        self.state = state
+        self.tlsContext = tls
+        self.serverName = serverName
+        self.delegate = delegate
+    }
+
+    deinit {
+        readBuffer.deallocate()
+        if state != .closed { Glibc.close(fd) }
+    }
+
+    /// Opens a connection to `host:port`. DNS is resolved afresh on a background thread, then the
+    /// connection continues on `loop`; the delegate learns the outcome (ready or closed with an error).
+    public static func connect(host: String, port: Int, tls: TLSContext?, serverName: String? = nil,
+                               proxy: ProxyConfiguration? = nil, timeout: Duration = .seconds(10),
+                               loop: EventLoop, delegate: ConnectionDelegate & Sendable) {
+        let dialHost = proxy?.host ?? host
+        let dialPort = proxy?.port ?? port
+        DispatchQueue.global().async {
+            let resolved = Result { try SocketAddress.resolve(host: dialHost, port: dialPort) }
+            loop.execute {
+                var lastError = IOError.resolve(host: dialHost, message: "no address")
+                switch resolved {
+                case let .failure(error): lastError = error as? IOError ?? lastError
+                case let .success(addresses):
+                    for address in addresses {
+                        do {
+                            let fd = try Socket.makeStream(family: address.family)
+                            Socket.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY)
+                            let done = try Socket.connect(fd, to: address)
+                            let conn = StreamConnection(loop: loop, fd: fd, remote: address.description, state: .connecting,
+                                                        tls: tls, serverName: serverName ?? host, delegate: delegate)
+                            if let proxy { conn.proxyTarget = (host, port, proxy.credentials) }
+                            try loop.register(fd: fd, handler: conn, readable: true, writable: !done)
+                            conn.writableArmed = !done
+                            conn.timeoutTimer = loop.schedule(after: timeout) { [weak conn] in
+                                conn?.fail(.timeout("connecting to \(host):\(port) took longer than \(timeout)"))
+                            }
+                            if done { conn.connected() }
+                            return
+                        } catch let error as IOError {
+                            lastError = error
+                        } catch {}
+                    }
+                }
+                let orphan = StreamConnection(loop: loop, fd: -1, remote: "\(host):\(port)", state: .closed, tls: nil, serverName: nil, delegate: delegate)
+                delegate.streamDidClose(orphan, error: lastError)
+            }
+        }
+    }
+
+    /// Wraps an accepted socket. Call on `loop`.
+    public static func accepted(fd: Int32, remote: String, tls: TLSContext?, loop: EventLoop, delegate: ConnectionDelegate) throws -> StreamConnection {
+        let conn = StreamConnection(loop: loop, fd: fd, remote: remote, state: tls == nil ? .open : .tlsHandshake,
+                                    tls: tls, serverName: nil, delegate: delegate)
+        Socket.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY)
+        if let tls {
+            conn.tls = try TLSSession(context: tls, fd: fd, serverName: nil)
+            if let delay = tls.handshakeDelay {
+                // Registered without interest until the delay is over: the handshake simply waits.
+                try loop.register(fd: fd, handler: conn, readable: false)
+                loop.schedule(after: delay) { [weak conn] in
+                    guard let conn, conn.state == .tlsHandshake else { return }
+                    conn.loop.modify(fd: fd, readable: true, writable: false)
+                    conn.continueHandshake()
+                }
+                return conn
+            }
+            try loop.register(fd: fd, handler: conn)
+            conn.continueHandshake()
+        } else {
+            try loop.register(fd: fd, handler: conn)
+            delegate.streamDidBecomeReady(conn)
+        }
+        return conn
+    }
+
+    // MARK: writing
+
+    /// Queues bytes and writes as much as the socket takes now.
+    public func write(_ bytes: UnsafeRawBufferPointer) {
+        guard state == .open || state == .proxyHandshake else { return }
+        output.append(contentsOf: bytes)
+        if !writableArmed { flush() }
+    }
+
+    public func write(_ bytes: [UInt8]) { bytes.withUnsafeBytes { write($0) } }
+
+    /// Bytes queued but not yet taken by the kernel.
+    public var pendingOutput: Int { output.count - outputOffset }
+
+    /// Stops reading (backpressure) until `resumeReading`.
+    public func pauseReading() {
+        guard !readPaused, state != .closed else { return }
+        readPaused = true
+        loop.modify(fd: fd, readable: false, writable: writableArmed)
+    }
+
+    public func resumeReading() {
+        guard readPaused, state != .closed else { return }
+        readPaused = false
+        loop.modify(fd: fd, readable: true, writable: writableArmed)
+        onReadable()
+    }
+
+    /// Closes after flushing what is queued (best effort).
+    public func close() {
+        guard state != .closed else { return }
+        if state == .open { flush() }
+        tls?.shutdown()
+        finish(error: nil)
+    }
+
+    /// Closes at once with a TCP reset (fault injection, or a peer that must not linger).
+    public func closeAbruptly() {
+        guard state != .closed else { return }
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        finish(error: nil)
+    }
+
+    // MARK: events
+
+    public func handleEvent(readable: Bool, writable: Bool, hangup: Bool) {
+        switch state {
+        case .connecting:
+            if writable || hangup { connected() }
+        case .proxyHandshake:
+            if writable { flush() }
+            if readable || hangup { readProxyReply() }
+        case .tlsHandshake:
+            continueHandshake()
+        case .open:
+            if writable { flush() }
+            if readable || hangup { onReadable() }
+        case .closed:
+            break
+        }
+    }
+
+    private func connected() {
+        let err = Socket.pendingError(fd)
+        guard err == 0 else { return fail(.system("connect to \(remoteAddress)", err)) }
+        if let target = proxyTarget {
+            state = .proxyHandshake
+            var request = "CONNECT \(target.host):\(target.port) HTTP/1.1\r\nHost: \(target.host):\(target.port)\r\n"
+            if let creds = target.credentials {
+                request += "Proxy-Authorization: Basic \(Data(creds.utf8).base64EncodedString())\r\n"
+            }
+            request += "\r\n"
+            setWritable(false)
+            write(Array(request.utf8))
+            return
+        }
+        startTLSOrOpen()
+    }
+
+    private func readProxyReply() {
+        let n = Glibc.read(fd, readBuffer.baseAddress, 4096)
+        if n <= 0 {
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+            return fail(.proxy("the proxy closed the connection before answering CONNECT"))
+        }
+        proxyReply += UnsafeRawBufferPointer(start: readBuffer.baseAddress, count: n)
+        guard let end = proxyReply.firstRange(of: Array("\r\n\r\n".utf8)) else {
+            if proxyReply.count > 16 * 1024 { fail(.proxy("the proxy's answer to CONNECT is too long")) }
+            return
+        }
+        let head = String(decoding: proxyReply[..<end.lowerBound], as: UTF8.self)
+        let statusLine = head.split(separator: "\r\n").first.map(String.init) ?? ""
+        let parts = statusLine.split(separator: " ")
+        guard parts.count >= 2, parts[1] == "200" else {
+            return fail(.proxy("the proxy refused CONNECT: \(statusLine)"))
+        }
+        // Anything after the header belongs to the tunnel; a CONNECT reply is never followed by data
+        // before we speak first, so it is safe to drop the rest.
+        proxyReply = []
+        startTLSOrOpen()
+    }
+
+    private func startTLSOrOpen() {
+        guard let ctx = tlsContext else { return becomeOpen() }
+        do {
+            tls = try TLSSession(context: ctx, fd: fd, serverName: serverName)
+        } catch let e as IOError {
+            return fail(e)
+        } catch { return fail(.tls("\(error)")) }
+        state = .tlsHandshake
+        continueHandshake()
+    }
+
+    private func continueHandshake() {
+        guard let tls else { return }
+        switch tls.handshake() {
+        case .done:
+            negotiatedProtocol = tls.alpn
+            peerCertificateDER = tls.peerCertificateDER
+            becomeOpen()
+        case .wantRead: setWritable(false)
+        case .wantWrite: setWritable(true)
+        case .closed: fail(.tls("the peer closed the connection during the TLS handshake"))
+        case let .failed(message): fail(.tls(message))
+        }
+    }
+
+    private func becomeOpen() {
+        if let t = timeoutTimer { loop.cancelTimer(t); timeoutTimer = nil }
+        state = .open
+        setWritable(pendingOutput > 0)
+        delegate?.streamDidBecomeReady(self)
+        if state == .open && !readPaused { onReadable() }
+    }
+
+    private func onReadable() {
+        // Bounded so that one busy connection cannot starve the others on this loop.
+        for _ in 0..<16 {
+            guard state == .open, !readPaused else { return }
+            let n: Int
+            if let tls {
+                switch tls.read(into: readBuffer) {
+                case let .done(count): n = count
+                case .wantRead: return
+                case .wantWrite: setWritable(true); return
+                case .closed: return finish(error: nil)
+                case let .failed(message): return fail(.tls(message))
+                }
+            } else {
+                n = Glibc.read(fd, readBuffer.baseAddress, readBuffer.count)
+                if n == 0 { return finish(error: nil) }
+                if n < 0 {
+                    if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
+                    return errno == ECONNRESET ? finish(error: .connectionClosed) : fail(.system("read", errno))
+                }
+            }
+            delegate?.stream(self, didRead: UnsafeRawBufferPointer(start: readBuffer.baseAddress, count: n))
+            if n < readBuffer.count && tls == nil { return }
+        }
+        // TLS may hold decrypted bytes that epoll cannot see: come back for them.
+        if tls != nil { loop.execute { self.onReadable() } }
+    }
+
+    private func flush() {
+        while outputOffset < output.count {
+            let result: Int = output.withUnsafeBytes { raw in
+                let slice = UnsafeRawBufferPointer(rebasing: raw[outputOffset...])
+                if let tls {
+                    switch tls.write(slice) {
+                    case let .done(n): return n
+                    case .wantRead, .wantWrite: return 0
+                    case .closed: return -2
+                    case .failed: return -3
+                    }
+                }
+                let n = Glibc.send(fd, slice.baseAddress, slice.count, Int32(MSG_NOSIGNAL))
+                if n < 0 { return (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) ? 0 : -2 }
+                return n
+            }
+            if result < 0 { return finish(error: .connectionClosed) }
+            if result == 0 { return setWritable(true) }
+            outputOffset += result
+        }
+        output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+        outputOffset = 0
+        if writableArmed {
+            setWritable(false)
+            if state == .open { delegate?.streamDidDrain(self) }
+        }
+    }
+
+    private func setWritable(_ on: Bool) {
+        guard state != .closed, on != writableArmed else { return }
+        writableArmed = on
+        loop.modify(fd: fd, readable: !readPaused, writable: on)
+    }
+
+    private func fail(_ error: IOError) { finish(error: error) }
+
+    private func finish(error: IOError?) {
+        guard state != .closed else { return }
+        state = .closed
+        if let t = timeoutTimer { loop.cancelTimer(t) }
+        loop.unregister(fd: fd)
+        Glibc.close(fd)
+        let d = delegate
+        delegate = nil
+        d?.streamDidClose(self, error: error)
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// A listening socket on one loop. Accepted connections go to `onAccept` on that loop with the loop
+/// they should live on (round-robin over the group), so a server spreads connections over its loops.
+public final class TCPListener: EventHandler, @unchecked Sendable {
+    public let address: SocketAddress
+    public var port: Int { address.port }
+    private let fd: Int32
+    private let loop: EventLoop
+    private let group: EventLoopGroup
+    private let onAccept: (Int32, SocketAddress, EventLoop) -> Void
+    private var open = true
+
+    private init(fd: Int32, address: SocketAddress, loop: EventLoop, group: EventLoopGroup,
+                 onAccept: @escaping (Int32, SocketAddress, EventLoop) -> Void) {
+        self.fd = fd
+        self.address = address
+        self.loop = loop
+        self.group = group
+        self.onAccept = onAccept
+    }
+
+    /// Binds and listens on `host:port` (port 0 picks a free one; read `port` afterwards).
+    /// `onAccept` runs on the listener's loop; hand the descriptor to the given loop with `execute`.
+    public static func start(host: String, port: Int, group: EventLoopGroup,
+                             onAccept: @escaping @Sendable (Int32, SocketAddress, EventLoop) -> Void) async throws -> TCPListener {
+        let (fd, address) = try Socket.listen(host: host, port: port)
+        let loop = group.next()
+        let listener = TCPListener(fd: fd, address: address, loop: loop, group: group, onAccept: onAccept)
+        try await loop.submit { try loop.register(fd: fd, handler: listener) }
+        return listener
+    }
+
+    public func handleEvent(readable: Bool, writable: Bool, hangup: Bool) {
+        while open, let (client, address) = Socket.accept(fd) {
+            onAccept(client, address, group.next())
+        }
+    }
+
+    /// Stops accepting. Existing connections are not touched.
+    public func stop() async {
+        try? await loop.submit { [self] in
+            guard open else { return }
+            open = false
+            loop.unregister(fd: fd)
+            close(fd)
+        }
+    }
+}

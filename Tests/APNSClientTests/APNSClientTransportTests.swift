@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+import Synchronization
+import APNSCore
+import HeraldCrypto
+@testable import APNSClient
+
+private let signingKey = try! APNSSigningKey(key: PrivateKey.generateP256(), keyID: "KEY1234567", teamID: "TEAM123456")
+
+private func notifications(_ n: Int) -> [APNSNotification] {
+    (0..<n).map { i in
+        APNSNotification(deviceToken: try! DeviceToken(hex: String(format: "%064x", i + 1)), topic: "com.example.app",
+                         payload: .alert(title: "n\(i)", body: "hello"), apnsID: UUID())
+    }
+}
+
+private func client(_ server: ScriptedAPNsServer, credentials: APNSCredentials = .token(signingKey), connections: Int = 1,
+                    retry: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50)),
+                    requestTimeout: Duration = .seconds(10), ping: (Duration, Duration)? = nil,
+                    now: @escaping @Sendable () -> Date = Date.init) throws -> APNSClient {
+    var c = APNSClient.Configuration(environment: .custom(host: "localhost", port: server.port), credentials: credentials,
+                                     caFile: TestPKI.shared.caFile, connections: connections, requestTimeout: requestTimeout, retry: retry)
+    if let ping { c.pingInterval = ping.0; c.pingTimeout = ping.1 }
+    return try APNSClient(configuration: c, now: now)
+}
+
+private func sendAll(_ client: APNSClient, _ list: [APNSNotification]) async -> [APNSDeliveryResult] {
+    let results = Mutex<[APNSDeliveryResult]>([])
+    await client.send(batch: list) { r in results.withLock { $0.append(r) } }
+    return results.withLock { $0 }.sorted { $0.index < $1.index }
+}
+
+@Suite struct APNSClientTransportTests {
+    @Test func tokenAuthDeliversWithAVerifiableProviderToken() async throws {
+        let server = try await ScriptedAPNsServer(tls: true)
+        let c = try client(server)
+        let ok = try await c.send(notifications(1)[0])
+        let auth = try #require(server.seen.first?.authorization)
+        #expect(auth.hasPrefix("bearer "))
+        let jwt = try JWT(parsing: auth.dropFirst(7))
+        try jwt.verify(using: signingKey.key.publicKey)
+        #expect(jwt.header.kid == "KEY1234567")
+        #expect(server.seen.first?.apnsID == ok.apnsID.uuidString.lowercased())
+        c.shutdown()
+        await server.stop()
+    }
+
+    @Test func honoursAStreamLimitOfOneUntilTheFirstAcceptedRequest() async throws {
+        let server = try await ScriptedAPNsServer(tls: true, initialStreamLimit: 1, raisedStreamLimit: 500)
+        let c = try client(server)
+        let results = await sendAll(c, notifications(300))
+        #expect(results.allSatisfy { (try? $0.result.get()) != nil })
+        // The first request went out alone; later ones overlapped once the limit was raised.
+        let seen = server.seen
+        #expect(seen.first?.inFlight == 1)
+        #expect(seen.count == 300)
+        c.shutdown()
+        await server.stop()
+    }
+
+    @Test func goAwayMovesUnansweredRequestsToANewConnectionWithoutDuplicates() async throws {
+        let server = try await ScriptedAPNsServer(tls: true) { n, _ in n == 50 ? .goAway("Shutdown") : .ok }
+        let c = try client(server)
+        let list = notifications(200)
+        let results = await sendAll(c, list)
+        #expect(results.count == 200)
+        #expect(results.allSatisfy { (try? $0.result.get()) != nil })
+        let accepted = server.seen.enumerated().filter { $0.offset != 50 }.compactMap(\.element.apnsID)
+        #expect(Set(accepted).count == accepted.count, "no notification was accepted twice")
+        #expect(Set(server.seen.map(\.connection)).count >= 2, "a second connection took over")
+        c.shutdown()
+        await server.stop()
+    }
+
+    @Test func transientErrorsAreRetriedAndPermanentOnesAreNot() async throws {
+        let server = try await ScriptedAPNsServer(tls: true) { _, request in
+            let token = request.path.split(separator: "/").last.map(String.init) ?? ""
+            if token.hasSuffix("1") { return .reject(400, "BadDeviceToken") }
+            return .ok
+        }
+        let attempts = Mutex<[String: Int]>([:])
+        let flaky = try await ScriptedAPNsServer(tls: true) { n, request in
+            let token = String(request.path.split(separator: "/").last ?? "")
+            let k = attempts.withLock { $0[token, default: 0] += 1; return $0[token]! }
+            if token.hasSuffix("1") { return .reject(400, "BadDeviceToken") }
+            return k == 1 ? (n % 2 == 0 ? .reject(503, "ServiceUnavailable") : .reject(429, "TooManyRequests")) : .ok
+        }
+        _ = server
+        let c = try client(flaky)
+        let results = await sendAll(c, notifications(4))
+        for r in results {
+            if r.deviceToken.hex.hasSuffix("1") {
+                #expect(r.result.failureReason == .badDeviceToken)
+                #expect(r.attempts == 1)
+            } else {
+                #expect((try? r.result.get()) != nil)
+                #expect(r.attempts == 2)
+            }
+        }
+        c.shutdown()
+        await server.stop()
+        await flaky.stop()
+    }
+
+    @Test func aServerThatStopsAnsweringPingsIsDroppedAndTheRequestFailsFast() async throws {
+        let server = try await ScriptedAPNsServer(tls: true) { _, _ in .freeze }
+        let c = try client(server, retry: .none, requestTimeout: .seconds(30), ping: (.milliseconds(200), .milliseconds(300)))
+        let start = Date()
+        let results = await sendAll(c, notifications(1))
+        #expect(Date().timeIntervalSince(start) < 10)
+        guard case let .failure(.transport(error)) = results[0].result else {
+            Issue.record("expected a transport failure, got \(results[0].result)")
+            return
+        }
+        #expect(error.description.contains("PING"))
+        c.shutdown()
+        await server.stop()
+    }
+
+    @Test func requestsPastTheirDeadlineFailWithATimeout() async throws {
+        let server = try await ScriptedAPNsServer(tls: true) { _, _ in .silent }
+        let c = try client(server, retry: .none, requestTimeout: .milliseconds(400))
+        let results = await sendAll(c, notifications(3))
+        #expect(results.allSatisfy {
+            if case .failure(.transport(.timeout)) = $0.result { return true }
+            return false
+        })
+        c.shutdown()
+        await server.stop()
+    }
+
+    @Test func expiredProviderTokenIsRenewedOnceAndRetried() async throws {
+        let clock = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        let server = try await ScriptedAPNsServer(tls: true) { n, _ in n == 0 ? .reject(403, "ExpiredProviderToken") : .ok }
+        let c = try client(server, now: { clock.withLock { d in d += 1; return d } })
+        _ = try await c.send(notifications(1)[0])
+        let auths = server.seen.compactMap(\.authorization)
+        #expect(auths.count == 2)
+        #expect(auths[0] != auths[1], "the retry carried a newly signed token")
+        c.shutdown()
+        await server.stop()
+    }
+
+    @Test func certificateAuthPresentsTheClientCertificate() async throws {
+        let server = try await ScriptedAPNsServer(tls: true)
+        let c = try client(server, credentials: .certificate(TestPKI.shared.clientIdentity))
+        _ = try await c.send(notifications(1)[0])
+        #expect(server.seen.first?.hadClientCertificate == true)
+        #expect(server.seen.first?.authorization == nil)
+        c.shutdown()
+        await server.stop()
+    }
+}
+
+extension Result where Failure == APNSClientError {
+    var failureReason: APNSReason? {
+        if case let .failure(e) = self { return e.reason }
+        return nil
+    }
+}

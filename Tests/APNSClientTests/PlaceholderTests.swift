@@ -1,4 +1,0 @@
-import Testing
-@testable import APNSClient
-
-@Test func moduleLoads() {}

@@ -1,4 +1,0 @@
-import Testing
-@testable import HeraldCrypto
-
-@Test func moduleLoads() {}

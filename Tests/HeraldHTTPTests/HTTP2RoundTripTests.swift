@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import Synchronization
+import HeraldIO
+@testable import HeraldHTTP
+
+/// Echoes the request body and path back, with the request's headers as `x-echo-*`.
+final class EchoDelegate: HTTP2ServerDelegate {
+    let opened = Atomic<Int>(0)
+    func connectionOpened(_ connection: HTTP2ServerConnection) { opened.wrappingAdd(1, ordering: .relaxed) }
+    func handle(_ request: HTTPRequest, on connection: HTTP2ServerConnection, responder: HTTP2Responder) {
+        var headers: HTTPHeaders = ["x-path": request.target, "x-method": request.method]
+        if let v = request.headers["apns-topic"] { headers.add("x-echo-topic", v) }
+        responder.respond(HTTPResponse(status: 200, headers: headers, body: request.body))
+    }
+}
+
+@Suite struct HTTP2RoundTripTests {
+    func startServer(tls: Bool, delegate: HTTP2ServerDelegate = EchoDelegate()) async throws -> HTTP2Server {
+        let config = HTTP2Server.Configuration(tls: tls ? TLSServerConfiguration(identity: TestCertificates.shared.serverIdentity) : nil)
+        let server = try HTTP2Server(configuration: config, delegate: delegate)
+        try await server.start()
+        return server
+    }
+
+    @Test(arguments: [true, false])
+    func requestAndResponseCrossTheWire(tls: Bool) async throws {
+        let server = try await startServer(tls: tls)
+        defer { Task { await server.stop() } }
+        let ctx = tls ? try TLSContext(client: TLSClientConfiguration(trust: .caFile(TestCertificates.shared.caFile))) : nil
+        let conn = try await HTTP2ClientConnection.connect(.init(host: "localhost", port: server.port, tls: ctx))
+        let body = Array(#"{"aps":{"alert":"你好"}}"#.utf8)
+        let response = try await conn.send(HTTP2ClientRequest(path: "/3/device/abcd", headers: [("apns-topic", "com.example")], body: body))
+        #expect(response.status == 200)
+        #expect(response.body == body)
+        #expect(response.headers["x-path"] == "/3/device/abcd")
+        #expect(response.headers["x-echo-topic"] == "com.example")
+        conn.close()
+    }
+
+    @Test func manyConcurrentRequestsAllComplete() async throws {
+        let server = try await startServer(tls: true)
+        defer { Task { await server.stop() } }
+        let ctx = try TLSContext(client: TLSClientConfiguration(trust: .caFile(TestCertificates.shared.caFile)))
+        let conn = try await HTTP2ClientConnection.connect(.init(host: "127.0.0.1", port: server.port, tls: ctx))
+        let ok = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for i in 0..<2000 {
+                group.addTask {
+                    let r = try await conn.send(HTTP2ClientRequest(path: "/n/\(i)", body: Array("\(i)".utf8)))
+                    return r.status == 200 && r.body == Array("\(i)".utf8) && r.headers["x-path"] == "/n/\(i)"
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(ok == 2000)
+    }
+
+    @Test func untrustedServerIsRejectedWithAClearError() async throws {
+        let server = try await startServer(tls: true)
+        defer { Task { await server.stop() } }
+        let ctx = try TLSContext(client: TLSClientConfiguration(trust: .system))
+        await #expect(throws: HTTP2ClientError.self) {
+            _ = try await HTTP2ClientConnection.connect(.init(host: "localhost", port: server.port, tls: ctx))
+        }
+        do {
+            _ = try await HTTP2ClientConnection.connect(.init(host: "localhost", port: server.port, tls: ctx))
+        } catch let error as HTTP2ClientError {
+            #expect(error.description.contains("certificate verify failed"))
+        }
+    }
+
+    @Test func connectionRefusedIsReported() async throws {
+        await #expect(throws: HTTP2ClientError.self) {
+            _ = try await HTTP2ClientConnection.connect(.init(host: "127.0.0.1", port: 1, tls: nil))
+        }
+    }
+}
