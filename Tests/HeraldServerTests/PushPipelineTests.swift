@@ -32,7 +32,7 @@ import HeraldStore
     }
 
     @Test func apnsIDIsStablePerPushAndInstallation() async throws {
-        let crypto = try OpenSSLServerCrypto(secretKey: Array(repeating: 1, count: 32))
+        let crypto = try SecretBoxCrypto(secretKey: Array(repeating: 1, count: 32))
         let a = stableAPNsID(pushID: "p", installationID: "i", crypto: crypto)
         #expect(a == stableAPNsID(pushID: "p", installationID: "i", crypto: crypto))
         #expect(a != stableAPNsID(pushID: "p", installationID: "j", crypto: crypto))

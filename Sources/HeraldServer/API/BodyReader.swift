@@ -1,4 +1,5 @@
 import Foundation
+import APNSCore
 
 /// Reads typed fields out of a JSON object and reports the exact field that is wrong (422).
 struct BodyReader {
@@ -102,16 +103,14 @@ enum Rules {
         return values
     }
 
-    /// Hex device token of a plausible length; returned lowercased. APNs tokens are 32 bytes today but
-    /// Apple says not to assume a length, so 8–200 bytes are accepted.
+    /// The APNs token as hex (APNSCore's `DeviceToken` rules: any whole number of bytes 8–100, no length
+    /// assumed); returned lowercased.
     static func deviceToken(_ token: String, field: String) throws -> String {
-        let lower = token.lowercased()
-        guard lower.count % 2 == 0, (16...400).contains(lower.count), lower.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else {
+        do { return try DeviceToken(hex: token).hex } catch {
             throw APIError(status: 422, code: "invalid_device_token",
-                           message: "\(field) must be the APNs token as hex (an even number of 0-9a-f characters, usually 64). Convert the Data from didRegisterForRemoteNotificationsWithDeviceToken with map { String(format: \"%02x\", $0) }.",
+                           message: "\(field) is not an APNs device token (\(error)). Send the token as hex: in the app, map the Data from didRegisterForRemoteNotificationsWithDeviceToken with String(format: \"%02x\", $0).",
                            field: field)
         }
-        return lower
     }
 
     static func environment(_ value: String?, field: String) throws -> String? {

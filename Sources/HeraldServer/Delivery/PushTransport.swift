@@ -1,4 +1,5 @@
 import Foundation
+import APNSCore
 
 /// APNs credential material, decrypted for the transport. Never logged, never returned by the API.
 public enum AppCredential: Sendable, Equatable {
@@ -62,6 +63,19 @@ public struct DeliveryResult: Sendable, Equatable {
 
     public init(id: Int64, status: Int?, reason: String? = nil, unregisteredAt: Date? = nil, retryAfter: Double? = nil) {
         self.id = id; self.status = status; self.reason = reason; self.unregisteredAt = unregisteredAt; self.retryAfter = retryAfter
+    }
+
+    /// APNs accepted the notification.
+    public static func accepted(_ id: Int64) -> DeliveryResult { DeliveryResult(id: id, status: 200) }
+
+    /// APNs rejected the notification.
+    public init(id: Int64, error: APNSError, retryAfter: Double? = nil) {
+        self.init(id: id, status: error.status, reason: error.reason?.rawValue, unregisteredAt: error.timestamp, retryAfter: retryAfter)
+    }
+
+    /// No answer came back (connection failure, timeout, reset stream); the engine retries with backoff.
+    public static func notDelivered(_ id: Int64, because description: String) -> DeliveryResult {
+        DeliveryResult(id: id, status: nil, reason: description)
     }
 }
 

@@ -1,7 +1,7 @@
 import Foundation
+import APNSCore
 
-/// How the engine treats each APNs answer. (Mirrors APNSCore's `APNSReason` classification; switch to it
-/// when the transport reports typed reasons.)
+/// How the engine treats each APNs answer, from APNSCore's reason classification.
 enum ReasonPolicy {
     enum Action: Equatable {
         case sent
@@ -15,19 +15,15 @@ enum ReasonPolicy {
         case fail
     }
 
-    static let retiring: Set<String> = ["Unregistered", "ExpiredToken", "BadDeviceToken", "DeviceTokenNotForTopic"]
-    static let credential: Set<String> = ["InvalidProviderToken", "MissingProviderToken", "BadCertificate",
-                                          "BadCertificateEnvironment", "Forbidden", "TopicDisallowed", "BadTopic", "MissingTopic"]
-    static let retryable: Set<String> = ["TooManyRequests", "InternalServerError", "ServiceUnavailable", "Shutdown",
-                                         "ExpiredProviderToken", "TooManyProviderTokenUpdates", "IdleTimeout"]
-
     static func action(status: Int?, reason: String?) -> Action {
         guard let status else { return .retry }   // no answer: connection failure, timeout, reset
         if status == 200 { return .sent }
         if let reason {
-            if retiring.contains(reason) { return .retire }
-            if credential.contains(reason) { return .pauseApp }
-            if retryable.contains(reason) { return .retry }
+            let known = APNSReason(rawValue: reason)
+            if known.retiresToken { return .retire }
+            if known.isCredentialFailure { return .pauseApp }
+            if known.isRetryable { return .retry }
+            if known.isPermanent { return .fail }
         }
         if status == 410 { return .retire }
         if status == 429 || status >= 500 { return .retry }

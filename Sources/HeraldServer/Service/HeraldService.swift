@@ -37,7 +37,7 @@ public final class HeraldService: Sendable {
         let dbURL = URL(fileURLWithPath: configuration.databasePath)
         try FileManager.default.createDirectory(at: dbURL.deletingLastPathComponent(), withIntermediateDirectories: true)
         let store = try await SQLiteStore(path: configuration.databasePath, now: clock.now())
-        let crypto = try crypto ?? OpenSSLServerCrypto(secretKey: try Self.secretKey(configuration, nextTo: dbURL))
+        let crypto = try crypto ?? SecretBoxCrypto(secretKey: try Self.secretKey(configuration, nextTo: dbURL))
         let metrics = Metrics()
         let authenticator = KeyAuthenticator(store: store, crypto: crypto)
         let env = ServiceEnvironment(store: store, crypto: crypto, clock: clock, configuration: configuration, metrics: metrics,

@@ -1,7 +1,8 @@
 import Foundation
+import HeraldCrypto
 
-/// The few cryptographic operations the service needs, behind one seam so the implementation can move to
-/// HeraldCrypto (SecretBox, SHA-256, constant-time compare) without touching callers.
+/// The few cryptographic operations the service needs, behind one seam (tests and other deployments may
+/// inject their own). `SecretBoxCrypto` implements it on HeraldCrypto.
 public protocol ServerCrypto: Sendable {
     func sha256(_ bytes: [UInt8]) -> [UInt8]
     func randomBytes(_ count: Int) -> [UInt8]
@@ -12,12 +13,7 @@ public protocol ServerCrypto: Sendable {
 }
 
 /// Compares without an early exit, so timing says nothing about where two secrets differ.
-func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-    guard a.count == b.count else { return false }
-    var diff: UInt8 = 0
-    for i in a.indices { diff |= a[i] ^ b[i] }
-    return diff == 0
-}
+func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool { ConstantTime.equals(a, b) }
 
 extension Array where Element == UInt8 {
     var hex: String {
