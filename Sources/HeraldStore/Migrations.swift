@@ -94,5 +94,8 @@ enum HeraldSchema {
                 push_id TEXT NOT NULL REFERENCES pushes(id) ON DELETE CASCADE, seq INTEGER NOT NULL,
                 opened_at REAL NOT NULL, PRIMARY KEY (push_id, seq)) WITHOUT ROWID;
             """),
+        Migration(version: 4, name: "keyset index for fan-out and listing", sql: """
+            CREATE INDEX installations_app_seq ON installations(app_id, seq);
+            """),
     ]
 }

@@ -14,7 +14,9 @@ extension SQLiteStore {
                                          AND t.tag IN (SELECT value FROM json_each(?6))))
         """
     static let audienceSelect = "SELECT i.seq, i.id, i.device_token, i.environment, i.locale, i.time_zone, i.app_version, i.properties FROM installations i WHERE "
-    static let audienceAll = audienceSelect + audienceConditions + " AND ?7 IS NULL ORDER BY i.seq LIMIT ?8"
+    /// Whole-app audiences walk the (app, seq) index in order: each page costs its own size, never the app's.
+    static let audienceAll = "SELECT i.seq, i.id, i.device_token, i.environment, i.locale, i.time_zone, i.app_version, i.properties FROM installations i INDEXED BY installations_app_seq WHERE "
+        + audienceConditions + " AND ?7 IS NULL ORDER BY i.seq LIMIT ?8"
     static let audienceTokens = audienceSelect + audienceConditions + " AND i.device_token IN (SELECT value FROM json_each(?7)) ORDER BY i.seq LIMIT ?8"
     static let audienceIDs = audienceSelect + audienceConditions + " AND (i.id IN (SELECT value FROM json_each(?7)) OR i.installation_id IN (SELECT value FROM json_each(?7))) ORDER BY i.seq LIMIT ?8"
     static let audienceAliases = audienceSelect + audienceConditions + " AND i.alias IN (SELECT value FROM json_each(?7)) ORDER BY i.seq LIMIT ?8"

@@ -78,7 +78,7 @@ extension SQLiteStore {
             }
             if existing == nil, let token = draft.deviceToken {
                 // A reinstall keeps the token but gets a new installation id: adopt the old row.
-                existing = try db.first("SELECT \(installationColumns) FROM installations WHERE app_id = ? AND device_token = ? ORDER BY updated_at DESC LIMIT 1",
+                existing = try db.first("SELECT \(installationColumns) FROM installations WHERE app_id = ? AND device_token = ? LIMIT 1",
                                         [.text(appID), .text(token)], installation)
             }
         }
@@ -183,7 +183,7 @@ extension SQLiteStore {
     public func installations(appID: String, query q: InstallationQuery) async throws -> [InstallationRecord] {
         try await database.read { db in
             let rows = try db.all("""
-                SELECT \(Self.installationColumns) FROM installations i
+                SELECT \(Self.installationColumns) FROM installations i INDEXED BY installations_app_seq
                 WHERE i.app_id = ?1 AND i.seq > ?2
                   AND (?3 IS NULL OR EXISTS (SELECT 1 FROM installation_tags t WHERE t.app_id = ?1 AND t.tag = ?3 AND t.seq = i.seq))
                   AND (?4 IS NULL OR i.alias = ?4)
