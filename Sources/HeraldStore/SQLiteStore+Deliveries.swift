@@ -108,12 +108,12 @@ extension SQLiteStore {
             for o in outcomes {
                 switch o.kind {
                 case .sent(let apnsID, let status):
-                    try db.execute("UPDATE deliveries SET state = 2, attempts = attempts + 1, apns_id = ?, status = ?, reason = NULL, updated_at = ? WHERE id = ?",
-                                   [.text(apnsID), .int(status), now.sql, .integer(o.deliveryID)])
-                    sent += 1
+                    // Only a delivery still in flight takes an outcome: a late answer after shutdown released it is ignored.
+                    sent += try db.execute("UPDATE deliveries SET state = 2, attempts = attempts + 1, apns_id = ?, status = ?, reason = NULL, updated_at = ? WHERE id = ? AND state = 1",
+                                           [.text(apnsID), .int(status), now.sql, .integer(o.deliveryID)])
                 case .failed(let reason, let status, let retire, let timestamp):
-                    try db.execute("UPDATE deliveries SET state = 3, attempts = attempts + 1, status = ?, reason = ?, updated_at = ? WHERE id = ?",
-                                   [.optionalInt(status), .text(reason), now.sql, .integer(o.deliveryID)])
+                    guard try db.execute("UPDATE deliveries SET state = 3, attempts = attempts + 1, status = ?, reason = ?, updated_at = ? WHERE id = ? AND state = 1",
+                                         [.optionalInt(status), .text(reason), now.sql, .integer(o.deliveryID)]) > 0 else { continue }
                     failed += 1
                     reasons[reason, default: 0] += 1
                     if retire {
@@ -124,7 +124,7 @@ extension SQLiteStore {
                             """, [.text(reason), now.sql, now.sql, .integer(o.seq), .text(o.deviceToken), (timestamp ?? now).sql])
                     }
                 case .retry(let at, let reason, let status):
-                    try db.execute("UPDATE deliveries SET state = 0, attempts = attempts + 1, not_before = ?, status = ?, reason = ?, updated_at = ? WHERE id = ?",
+                    try db.execute("UPDATE deliveries SET state = 0, attempts = attempts + 1, not_before = ?, status = ?, reason = ?, updated_at = ? WHERE id = ? AND state = 1",
                                    [at.sql, .optionalInt(status), .text(reason), now.sql, .integer(o.deliveryID)])
                 case .requeue:
                     try db.execute("UPDATE deliveries SET state = 0, updated_at = ? WHERE id = ? AND state = 1", [now.sql, .integer(o.deliveryID)])

@@ -64,12 +64,20 @@ import Testing
         try await makeApp(store)
         let old = try await register(store, iid: "i-1", token: "aa", now: t0)
         let fresh = try await register(store, iid: "i-2", token: "bb", now: t0.addingTimeInterval(100))
-        _ = try await store.insertPush(PushRecord(id: "p1", appID: "app1", idempotencyKey: nil, request: "{}", status: .sending, createdAt: t0, sendAt: nil, expiresAt: nil), idempotentSince: t0)
+        _ = try await store.insertPush(PushRecord(id: "p1", appID: "app1", idempotencyKey: nil, request: "{}", status: .queued, createdAt: t0, sendAt: nil, expiresAt: nil), idempotentSince: t0)
+        _ = try await store.fanOut(pushID: "p1", selector: AudienceSelector(source: .all), badge: nil, limit: 10, now: t0) { members in
+            members.map { PlannedDelivery(seq: $0.seq, installationID: $0.id, deviceToken: $0.deviceToken, environment: $0.environment, variant: "", notBefore: t0) }
+        }
+        let claimed = try await store.claimDeliveries(pushID: "p1", limit: 10, now: t0)
         let stamp = t0.addingTimeInterval(50)
-        let result = try await store.recordOutcomes(pushID: "p1", outcomes: [
-            DeliveryOutcome(deliveryID: 1, seq: old.seq, deviceToken: "aa", kind: .failed(reason: "Unregistered", status: 410, retire: true, timestamp: stamp)),
-            DeliveryOutcome(deliveryID: 2, seq: fresh.seq, deviceToken: "bb", kind: .failed(reason: "Unregistered", status: 410, retire: true, timestamp: stamp)),
-        ], now: t0.addingTimeInterval(200))
+        let result = try await store.recordOutcomes(pushID: "p1", outcomes: claimed.map {
+            DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .failed(reason: "Unregistered", status: 410, retire: true, timestamp: stamp))
+        }, now: t0.addingTimeInterval(200))
+        // A late second answer for the same deliveries changes nothing.
+        let late = try await store.recordOutcomes(pushID: "p1", outcomes: claimed.map {
+            DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .sent(apnsID: "x", status: 200))
+        }, now: t0.addingTimeInterval(300))
+        #expect(late.sent == 0)
         #expect(result.retired == 1)
         #expect(try await store.installation(appID: "app1", id: old.id)?.active == false)
         #expect(try await store.installation(appID: "app1", id: fresh.id)?.active == true)

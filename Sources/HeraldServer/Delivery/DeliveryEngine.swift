@@ -50,12 +50,14 @@ public final class DeliveryEngine: Sendable {
         }
         wake()
         if let task {
+            // Wait for the round in flight, but never longer than the grace period: a hung transport call
+            // must not hold shutdown. Its deliveries are released below and go out after the restart.
             let grace = env.configuration.shutdownGrace
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await task.value }
-                group.addTask { try? await Task.sleep(for: .seconds(grace)) }
-                await group.next()
-                group.cancelAll()
+            let once = ResumeOnce()
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                once.set(c)
+                Task { await task.value; once.resume() }
+                Task { try? await Task.sleep(for: .seconds(grace)); once.resume() }
             }
         }
         _ = try? await env.store.releaseInFlight()
@@ -310,4 +312,11 @@ public final class DeliveryEngine: Sendable {
         }
         return DeliveryOutcome(deliveryID: d.id, seq: d.seq, deviceToken: d.deviceToken, kind: kind)
     }
+}
+
+/// Resumes a continuation exactly once, whichever caller comes first.
+private final class ResumeOnce: Sendable {
+    private let continuation = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    func set(_ c: CheckedContinuation<Void, Never>) { continuation.withLock { $0 = c } }
+    func resume() { continuation.withLock { c in c?.resume(); c = nil } }
 }
