@@ -104,23 +104,27 @@ public struct APNsCertificateInfo: Sendable, Equatable {
         DER.sequence(topics.flatMap { [DER.utf8String($0.name), DER.sequence([DER.utf8String($0.kind)])] })
     }
 
-    /// Nil if `value` is not a SEQUENCE of (UTF8String, SEQUENCE { UTF8String }) pairs.
+    /// Reads a SEQUENCE whose UTF8Strings are topics, each optionally followed by a SEQUENCE holding its
+    /// kind. Apple's exact layout is not documented, so other element types are skipped rather than
+    /// refused; nil only if the DER itself is broken or no topic is found.
     static func decodeTopics(_ value: [UInt8]) -> [Topic]? {
         var outer = DER.Reader(value)
         guard let (tag, content) = outer.next(), tag == DER.sequenceTag, outer.isAtEnd else { return nil }
         var reader = content
         var topics: [Topic] = []
-        while let (nameTag, name) = reader.next() {
-            guard nameTag == DER.utf8StringTag else { return nil }
-            var kind = ""
-            var lookahead = reader
-            if let (kindTag, kindContent) = lookahead.next(), kindTag == DER.sequenceTag {
-                var inner = kindContent
-                guard let (innerTag, innerValue) = inner.next(), innerTag == DER.utf8StringTag else { return nil }
-                kind = String(decoding: innerValue.remaining, as: UTF8.self)
-                reader = lookahead
+        while let (elementTag, element) = reader.next() {
+            switch elementTag {
+            case DER.utf8StringTag:
+                topics.append(Topic(name: String(decoding: element.remaining, as: UTF8.self), kind: ""))
+            case DER.sequenceTag where !topics.isEmpty && topics[topics.count - 1].kind.isEmpty:
+                var inner = element
+                if let (innerTag, innerValue) = inner.next(), innerTag == DER.utf8StringTag {
+                    topics[topics.count - 1].kind = String(decoding: innerValue.remaining, as: UTF8.self)
+                }
+                if inner.failed { return nil }
+            default:
+                continue
             }
-            topics.append(Topic(name: String(decoding: name.remaining, as: UTF8.self), kind: kind))
         }
         return reader.failed || topics.isEmpty ? nil : topics
     }

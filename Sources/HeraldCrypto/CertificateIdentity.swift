@@ -45,8 +45,11 @@ public struct CertificateIdentity: Sendable {
 
     /// The leaf, the chain and the key as one PEM text (the key encrypted if `passphrase` is given).
     public func pem(passphrase: String? = nil) throws -> String {
-        ([certificate] + chain).map(\.pem).joined() + (try privateKey.pkcs8PEM(passphrase: passphrase))
+        certificateChainPEM + (try privateKey.pkcs8PEM(passphrase: passphrase))
     }
+
+    /// The leaf followed by the chain, as PEM (what a TLS endpoint presents).
+    public var certificateChainPEM: String { ([certificate] + chain).map(\.pem).joined() }
 
     /// The chain's `X509 *` handles, leaf-side first, for `SSL_CTX_add1_chain_cert` (borrowed; they live
     /// as long as this identity).

@@ -11,6 +11,8 @@ public enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
     case notAKey(detail: String)
     /// The input holds no X.509 certificate in a format we read.
     case notACertificate(detail: String)
+    /// The input is not a PKCS#12 (`.p12`) archive.
+    case notPKCS12(detail: String)
     /// The key works, but not for this operation (e.g. ES256 needs an EC key on P-256).
     case unsupportedKey(expected: String, found: String)
     /// The certificate and the private key do not belong together.
@@ -34,6 +36,8 @@ public enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
             return "no private or public key found (\(detail)): expected PEM (PKCS#8 .p8, EC/RSA key) or DER"
         case .notACertificate(let detail):
             return "no X.509 certificate found (\(detail)): expected PEM 'BEGIN CERTIFICATE' or DER"
+        case .notPKCS12(let detail):
+            return "not a PKCS#12 archive (\(detail)): export the certificate with its private key as .p12 from Keychain Access"
         case .unsupportedKey(let expected, let found):
             return "the key is \(found) but \(expected) is required: use an APNs .p8 key or generate a P-256 key"
         case .keyCertificateMismatch:

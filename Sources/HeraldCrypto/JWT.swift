@@ -1,3 +1,5 @@
+import Foundation
+
 /// An ES256 JSON Web Token (JWS compact form), as APNs provider tokens are.
 ///
 /// Builds `base64url(header).base64url(claims).base64url(r||s)`; parses leniently: standard base64 with
@@ -39,6 +41,9 @@ public struct JWT: Sendable, Equatable {
             self.iat = iat
             self.extra = extra
         }
+
+        /// `iat` as a date, for comparing with an injected clock.
+        public var issuedAt: Date? { iat.map { Date(timeIntervalSince1970: TimeInterval($0)) } }
     }
 
     public let header: Header

@@ -53,7 +53,8 @@ enum JSONWriter {
         case .string(let string): writeString(string, into: &out)
         case .integer(let integer): out += Array(String(integer).utf8)
         case .number(let number):
-            out += Array((number.isFinite ? (number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : "\(number)") : "null").utf8)
+            // Swift's shortest round-trip form ("1.0", "0.1", "1e+20") is valid JSON and parses back as a number.
+            out += Array((number.isFinite ? "\(number)" : "null").utf8)
         case .bool(let bool): out += Array((bool ? "true" : "false").utf8)
         case .null: out += Array("null".utf8)
         case .array(let elements):
@@ -222,7 +223,9 @@ struct JSONParser {
         let start = position
         var integral = true
         _ = consume(UInt8(ascii: "-"))
-        guard digits() > 0 else { return nil }
+        let integerStart = position
+        let integerDigits = digits()
+        guard integerDigits > 0, integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else { return nil }
         if consume(UInt8(ascii: ".")) {
             integral = false
             guard digits() > 0 else { return nil }

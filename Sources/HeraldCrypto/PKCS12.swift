@@ -7,15 +7,15 @@ public enum PKCS12 {
     ///
     /// Archives protected with legacy algorithms (RC2, 3DES: older macOS exports) are read too, by loading
     /// OpenSSL's legacy provider on first need.
-    /// - Throws: `CryptoError.wrongPassphrase`, `.notACertificate` (not a PKCS#12 archive), `.notAKey`
-    ///   (the archive holds no key).
+    /// - Throws: `CryptoError.wrongPassphrase`, `.notPKCS12`, `.notAKey` (the archive holds no key),
+    ///   `.notACertificate` (it holds no certificate).
     public static func load(_ bytes: [UInt8], passphrase: String) throws -> CertificateIdentity {
         let archive: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             return d2i_PKCS12(nil, &cursor, buffer.count)
         }
         guard let archive else {
-            throw CryptoError.notACertificate(detail: "not a PKCS#12 (.p12) archive: \(drainOpenSSLErrors())")
+            throw CryptoError.notPKCS12(detail: drainOpenSSLErrors())
         }
         defer { PKCS12_free(archive) }
 
@@ -25,9 +25,13 @@ public enum PKCS12 {
             _ = drainOpenSSLErrors()
             throw CryptoError.wrongPassphrase(what: "the PKCS#12 archive")
         }
-        if let identity = try parse(archive, password: password) { return identity }
+        if let identity = try parse(archive, password: password) {
+            ERR_clear_error()
+            return identity
+        }
         let firstFailure = drainOpenSSLErrors()
         if herald_crypto_enable_legacy_algorithms() == 1, let identity = try parse(archive, password: password) {
+            ERR_clear_error()
             return identity
         }
         throw CryptoError.openSSL(operation: "PKCS12_parse", detail: firstFailure)

@@ -13,6 +13,8 @@ public final class PrivateKey: @unchecked Sendable {
     package let evpPKey: OpaquePointer
     /// What kind of key this is.
     public let algorithm: KeyAlgorithm
+    /// The matching public key (it shares the EVP_PKEY, so this costs nothing).
+    public let publicKey: PublicKey
     private let signing: KeyOperationContext
 
     /// Takes ownership of `pkey`.
@@ -20,6 +22,7 @@ public final class PrivateKey: @unchecked Sendable {
         evpPKey = pkey
         algorithm = KeyAlgorithm(of: pkey)
         signing = KeyOperationContext(pkey: pkey, operation: .sign)
+        publicKey = PublicKey(sharing: pkey)
     }
 
     deinit { EVP_PKEY_free(evpPKey) }
@@ -43,6 +46,9 @@ public final class PrivateKey: @unchecked Sendable {
             }
             throw CryptoError.notAKey(detail: detail)
         }
+        // Skipping the other blocks of a combined PEM can leave errors queued; a TLS layer reading the
+        // queue later on this thread must not see them.
+        ERR_clear_error()
         self.init(taking: pkey)
     }
 
@@ -105,15 +111,6 @@ public final class PrivateKey: @unchecked Sendable {
             guard written == 1 else { throw openSSLFailure("PEM_write_bio_PKCS8PrivateKey") }
             return memoryBIOString(bio)
         }
-    }
-
-    /// The matching public key.
-    public var publicKey: PublicKey {
-        // Cannot fail for a key OpenSSL loaded or generated: the public half is always derivable.
-        guard let der = encodeDER({ i2d_PUBKEY(evpPKey, $0) }), let key = try? PublicKey(der: der) else {
-            preconditionFailure("OpenSSL could not export the public half of a private key: \(drainOpenSSLErrors())")
-        }
-        return key
     }
 
     /// Signs `message` with ES256 (ECDSA P-256 over SHA-256) and returns the 64-byte raw `r||s`

@@ -17,6 +17,12 @@ public final class PublicKey: @unchecked Sendable, Equatable {
         verifying = KeyOperationContext(pkey: pkey, operation: .verify)
     }
 
+    /// Shares a private key's EVP_PKEY (takes a reference of its own); only its public half is used.
+    convenience init(sharing pkey: OpaquePointer) {
+        EVP_PKEY_up_ref(pkey)
+        self.init(taking: pkey)
+    }
+
     deinit { EVP_PKEY_free(evpPKey) }
 
     /// Loads a `BEGIN PUBLIC KEY` (SubjectPublicKeyInfo) PEM block; given a certificate PEM instead,
@@ -24,6 +30,7 @@ public final class PublicKey: @unchecked Sendable, Equatable {
     public convenience init(pem: String) throws {
         let pkey = try withReadBIO(Array(pem.utf8)) { PEM_read_bio_PUBKEY($0, nil, nil, nil) }
         if let pkey {
+            ERR_clear_error()
             self.init(taking: pkey)
             return
         }
