@@ -49,6 +49,8 @@ public protocol HeraldStorage: Sendable {
     func failPush(id: String, code: String, message: String, now: Date) async throws
     func finishIfComplete(pushID: String, now: Date) async throws -> Bool
     func recordOpen(appID: String, pushID: String, installationID: String, now: Date) async throws -> Bool
+    /// Deletes up to `limit` finished pushes (with their deliveries) that finished before `before`.
+    func purgeFinishedPushes(before: Date, limit: Int) async throws -> Int
 
     // Delivery queue
     func audience(appID: String, selector: AudienceSelector, after: Int64, limit: Int) async throws -> [AudienceMember]

@@ -123,4 +123,14 @@ extension SQLiteStore {
             return inserted > 0
         }
     }
+
+    /// Deletes up to `limit` finished pushes (and their deliveries, failures and opens) finished before `before`.
+    public func purgeFinishedPushes(before: Date, limit: Int) async throws -> Int {
+        try await database.write { db in
+            try db.execute("""
+                DELETE FROM pushes WHERE id IN (SELECT id FROM pushes WHERE status IN ('done', 'cancelled', 'failed')
+                AND finished_at < ? LIMIT ?)
+                """, [before.sql, .int(limit)])
+        }
+    }
 }

@@ -95,3 +95,18 @@ import HeraldHTTP
         #expect(!refs.isEmpty && Set(refs).isSubset(of: schemas))
     }
 }
+
+@Suite struct RetentionTests {
+    @Test func finishedPushesAreDeletedAfterTheRetention() async throws {
+        let t = try await TestService { $0.retentionDays = 2 }
+        let app = try await t.createApp()
+        try await t.register(app, "i", token: token(1))
+        let old = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"]])
+        try await t.deliver()
+        t.clock.advance(by: 86_400 * 2 + 3_600)
+        let recent = try await t.push(app, ["target": ["all": true], "content": ["alert": "y"]])
+        try await t.deliver()
+        #expect(await t.call("GET", "/v1/pushes/\(old)", key: app.master).status == 404)
+        #expect(await t.call("GET", "/v1/pushes/\(recent)", key: app.master).body["status"] == "done")
+    }
+}

@@ -20,6 +20,7 @@ public final class DeliveryEngine: Sendable {
         var stopping = false
         var waiter: CheckedContinuation<Void, Never>?
         var woken = false
+        var lastPurge: Date?
     }
     private let state = Mutex(State())
 
@@ -107,6 +108,7 @@ public final class DeliveryEngine: Sendable {
     public func runOnce() async throws -> Bool {
         let now = env.clock.now()
         var worked = try await env.store.promoteScheduled(now: now) > 0
+        try await purgeIfDue(now: now)
         let active = try await env.store.activePushes()
         dropFinishedPlans(active: Set(active.map(\.id)))
         guard !active.isEmpty else { return worked }
@@ -154,6 +156,18 @@ public final class DeliveryEngine: Sendable {
             worked = true
         }
         return worked
+    }
+
+    /// Deletes finished pushes older than the retention, at most once an hour and in bounded steps.
+    private func purgeIfDue(now: Date) async throws {
+        let due = state.withLock { s -> Bool in
+            guard s.lastPurge.map({ now.timeIntervalSince($0) >= 3600 }) ?? true else { return false }
+            s.lastPurge = now
+            return true
+        }
+        guard due else { return }
+        let before = now.addingTimeInterval(-env.configuration.retentionDays * 86_400)
+        while try await env.store.purgeFinishedPushes(before: before, limit: 50) == 50 {}
     }
 
     private func dropFinishedPlans(active: Set<String>) {
@@ -276,8 +290,24 @@ public final class DeliveryEngine: Sendable {
         if let pauseReason {
             try await env.store.setAppPaused(id: app.id, reason: pauseReason, at: now)
         }
-        _ = try await env.store.recordOutcomes(pushID: plan.push.id, outcomes: outcomes, now: env.clock.now())
+        try await record(outcomes, pushID: plan.push.id)
         return true
+    }
+
+    /// Records a batch's outcomes, retrying a few times: the notifications are already with APNs, and a
+    /// row left in flight would only be requeued (and sent again) at the next start.
+    private func record(_ outcomes: [DeliveryOutcome], pushID: String) async throws {
+        var attempt = 0
+        while true {
+            do {
+                _ = try await env.store.recordOutcomes(pushID: pushID, outcomes: outcomes, now: env.clock.now())
+                return
+            } catch {
+                attempt += 1
+                if attempt >= 5 { throw error }
+                try? await Task.sleep(for: .milliseconds(100 * attempt))
+            }
+        }
     }
 
     private func outcome(_ d: ClaimedDelivery, _ n: OutgoingNotification, _ r: DeliveryResult, deadline: Date, now: Date,

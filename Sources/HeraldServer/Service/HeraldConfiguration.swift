@@ -37,6 +37,8 @@ public struct HeraldConfiguration: Sendable {
     public var defaultTTL: Double = 86_400
     /// `push.idempotencyWindow` seconds an idempotency key stays bound to its push.
     public var idempotencyWindow: Double = 86_400
+    /// `push.retentionDays`: finished pushes and their per-device rows are deleted after this many days.
+    public var retentionDays: Double = 30
     /// `delivery.workers`: run the fan-out/dispatch loop in the background (tests drive it by hand).
     public var runWorkers: Bool = true
     /// `delivery.shutdownGrace` seconds `shutdown()` waits for in-flight batches.
@@ -49,7 +51,7 @@ public struct HeraldConfiguration: Sendable {
         "store.path", "secrets.key", "secrets.keyFile", "admin.key", "api.maxBodyBytes", "api.importMaxBodyBytes",
         "api.rateLimit", "api.rateBurst", "delivery.fanOutBatchSize", "delivery.batchSize", "delivery.concurrency",
         "delivery.pollInterval", "delivery.retryBase", "delivery.retryCap", "delivery.maxAttempts", "delivery.defaultTTL",
-        "push.idempotencyWindow", "delivery.workers", "delivery.shutdownGrace",
+        "push.idempotencyWindow", "push.retentionDays", "delivery.workers", "delivery.shutdownGrace",
     ]
 
     /// A configuration problem, with the key at fault.
@@ -95,6 +97,7 @@ public struct HeraldConfiguration: Sendable {
             case "delivery.maxAttempts": maxAttempts = try int()
             case "delivery.defaultTTL": defaultTTL = try double()
             case "push.idempotencyWindow": idempotencyWindow = try double()
+            case "push.retentionDays": retentionDays = try double()
             case "delivery.workers":
                 guard let b = Bool(value) else { throw Invalid(key: key, message: "expected true or false") }
                 runWorkers = b
