@@ -1,11 +1,5 @@
 import Foundation
 
-/// Raised by the store when a request conflicts with stored data; the server maps it to 404/409.
-public enum StoreError: Error, Sendable, Equatable {
-    case notFound
-    case conflict(String)
-}
-
 extension SQLiteStore {
     static let installationColumns = """
         seq, id, app_id, installation_id, device_token, environment, topic, alias, user_id, locale, time_zone, badge,

@@ -30,24 +30,3 @@ enum ReasonPolicy {
         return .fail
     }
 }
-
-/// Capped exponential backoff with jitter: attempt n waits between half and all of min(cap, base·2ⁿ).
-struct Backoff: Sendable {
-    var base: Double
-    var cap: Double
-
-    func delay(attempt: Int, random: Double) -> Double {
-        let full = min(cap, base * pow(2, Double(min(attempt, 30))))
-        return full * (0.5 + 0.5 * random)
-    }
-}
-
-/// UUIDv5-style apns-id from (push id, installation id): the same delivery always carries the same id.
-func stableAPNsID(pushID: String, installationID: String, crypto: any ServerCrypto) -> String {
-    var b = Array(crypto.sha256(Array("herald:apns-id:\(pushID):\(installationID)".utf8)).prefix(16))
-    b[6] = (b[6] & 0x0f) | 0x50
-    b[8] = (b[8] & 0x3f) | 0x80
-    let h = b.hex
-    let c = Array(h)
-    return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-" + String(c[16..<20]) + "-" + String(c[20..<32])
-}

@@ -15,66 +15,6 @@ public enum DeliveryState: Int, Sendable, CaseIterable {
     }
 }
 
-/// Which installations a push goes to, in store terms. Every given tag list and environment must match.
-public struct AudienceSelector: Sendable, Equatable {
-    public enum Source: Sendable, Equatable {
-        case all
-        case tokens([String])
-        case installationIDs([String])
-        case aliases([String])
-        case userIDs([String])
-    }
-    public var source: Source
-    public var tagsAny: [String]?
-    public var tagsAll: [String]?
-    public var tagsNone: [String]?
-    public var environment: String?
-
-    public init(source: Source, tagsAny: [String]? = nil, tagsAll: [String]? = nil, tagsNone: [String]? = nil, environment: String? = nil) {
-        self.source = source; self.tagsAny = tagsAny; self.tagsAll = tagsAll; self.tagsNone = tagsNone; self.environment = environment
-    }
-}
-
-/// An installation as fan-out sees it: only what planning a delivery needs.
-public struct AudienceMember: Sendable {
-    public var seq: Int64
-    public var id: String
-    public var deviceToken: String
-    public var environment: String
-    public var locale: String?
-    public var timeZone: String?
-    public var appVersion: String?
-    public var properties: String
-}
-
-/// What fan-out decided for one member: its payload variant and earliest send time.
-public struct PlannedDelivery: Sendable {
-    public var seq: Int64
-    public var installationID: String
-    public var deviceToken: String
-    public var environment: String
-    public var variant: String
-    public var notBefore: Date
-
-    public init(seq: Int64, installationID: String, deviceToken: String, environment: String, variant: String, notBefore: Date) {
-        self.seq = seq; self.installationID = installationID; self.deviceToken = deviceToken
-        self.environment = environment; self.variant = variant; self.notBefore = notBefore
-    }
-}
-
-/// A badge change a push applies to every installation it reaches, atomically per installation.
-public enum BadgeChange: Sendable, Equatable {
-    case set(Int)
-    case add(Int)
-}
-
-/// Result of one fan-out step.
-public struct FanOutProgress: Sendable {
-    public var scanned: Int
-    public var planned: Int
-    public var done: Bool
-}
-
 /// A delivery claimed by the dispatcher (state moved to in-flight).
 public struct ClaimedDelivery: Sendable {
     public var id: Int64
