@@ -5,7 +5,7 @@ import PackageDescription
 
 let package = Package(
     name: "Herald",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v14), .iOS(.v15)],
     products: [
         .executable(name: "herald", targets: ["herald"]),
         .library(name: "HeraldClient", targets: ["HeraldClient"]),

@@ -1,0 +1,162 @@
+import Foundation
+import Synchronization
+import APNSClient
+import APNSCore
+import HeraldCrypto
+
+/// Delivers through the HTTP/2 APNs client: one client (a connection pool) per app, environment and
+/// credential version, shared by every push of that app. A replaced credential gets a new client; the
+/// old one is closed.
+///
+/// Credentials minted by the built-in simulator (its key ids, or certificates from its CA) are sent to the
+/// simulator; all others go to Apple. So a newcomer's default app works on one machine, and uploading real
+/// credentials switches that app to Apple without a restart.
+public final class APNSClientTransport: PushTransport {
+    /// Where one kind of traffic goes.
+    public struct Endpoints: Sendable {
+        public var sandbox: APNSEnvironment
+        public var production: APNSEnvironment
+        /// Trust this CA instead of the system store.
+        public var caFile: String?
+
+        public init(sandbox: APNSEnvironment, production: APNSEnvironment, caFile: String? = nil) {
+            self.sandbox = sandbox
+            self.production = production
+            self.caFile = caFile
+        }
+
+        public static let apple = Endpoints(sandbox: .sandbox, production: .production)
+    }
+
+    /// The built-in simulator and how to recognise its credentials.
+    public struct SimulatorRoute: Sendable {
+        public var endpoints: Endpoints
+        public var isSimulatorCredential: @Sendable (AppCredential) -> Bool
+
+        public init(endpoints: Endpoints, isSimulatorCredential: @escaping @Sendable (AppCredential) -> Bool) {
+            self.endpoints = endpoints
+            self.isSimulatorCredential = isSimulatorCredential
+        }
+    }
+
+    private let apple: Endpoints
+    private let simulator: SimulatorRoute?
+    private let connections: Int
+    private let observer: APNSClientObserver?
+    private let clients = Mutex<[String: (version: Date, client: APNSClient)]>([:])
+
+    public init(apple: Endpoints = .apple, simulator: SimulatorRoute? = nil, connectionsPerApp: Int = 2,
+                observer: APNSClientObserver? = nil) {
+        self.apple = apple
+        self.simulator = simulator
+        self.connections = connectionsPerApp
+        self.observer = observer
+    }
+
+    /// Where a credential's traffic goes, for logs and status.
+    public func destination(of credential: AppCredential, environment: String) -> APNSEnvironment {
+        endpoints(for: credential).environment(environment)
+    }
+
+    public func deliver(_ batch: OutgoingBatch) async -> [DeliveryResult] {
+        let client: APNSClient
+        do {
+            client = try self.client(for: batch.credential)
+        } catch {
+            return batch.notifications.map { DeliveryResult(id: $0.id, status: 403, reason: "BadCertificate", unregisteredAt: nil) }
+        }
+        var requests: [APNSPreparedRequest?] = []
+        requests.reserveCapacity(batch.notifications.count)
+        var results: [DeliveryResult] = []
+        var shared: (bytes: [UInt8], payload: APNSEncodedPayload)?
+        for n in batch.notifications {
+            // Notifications of one variant share their bytes; wrap them once.
+            let payload: APNSEncodedPayload
+            if let s = shared, s.bytes == n.payload { payload = s.payload } else {
+                payload = APNSEncodedPayload(uncheckedBytes: n.payload)
+                shared = (n.payload, payload)
+            }
+            do {
+                let token = try DeviceToken(hex: n.deviceToken)
+                let notification = APNSNotification(
+                    deviceToken: token, topic: n.topic, encodedPayload: payload, pushType: APNSPushType(rawValue: n.pushType),
+                    priority: APNSPriority(rawValue: n.priority), expiration: n.expiration.map(APNSExpiration.at) ?? .immediately,
+                    collapseID: n.collapseID, apnsID: UUID(uuidString: n.apnsID))
+                requests.append(try notification.prepare())
+            } catch {
+                // Caught before sending: the same answer APNs would give, without the round trip.
+                results.append(DeliveryResult(id: n.id, status: 400, reason: Self.reason(for: error)))
+                requests.append(nil)
+            }
+        }
+        let ids = batch.notifications.map(\.id)
+        let valid = requests.enumerated().compactMap { i, r in r.map { (i, $0) } }
+        let collected = Mutex<[DeliveryResult]>([])
+        await client.send(prepared: valid.map(\.1)) { r in
+            let id = ids[valid[r.index].0]
+            let result: DeliveryResult
+            switch r.result {
+            case .success: result = .accepted(id)
+            case let .failure(.rejected(error)): result = DeliveryResult(id: id, error: error)
+            case let .failure(error): result = .notDelivered(id, because: error.description)
+            }
+            collected.withLock { $0.append(result) }
+        }
+        return results + collected.withLock { $0 }
+    }
+
+    /// Closes every connection.
+    public func shutdown() {
+        let all = clients.withLock { c in
+            defer { c.removeAll() }
+            return c.values.map(\.client)
+        }
+        all.forEach { $0.shutdown() }
+    }
+
+    private func endpoints(for credential: AppCredential) -> Endpoints {
+        if let simulator, simulator.isSimulatorCredential(credential) { return simulator.endpoints }
+        return apple
+    }
+
+    private func client(for bundle: CredentialBundle) throws -> APNSClient {
+        let key = "\(bundle.appID)|\(bundle.environment)"
+        if let cached = clients.withLock({ $0[key] }), cached.version == bundle.version { return cached.client }
+        let endpoints = endpoints(for: bundle.credential)
+        var config = APNSClient.Configuration(environment: endpoints.environment(bundle.environment),
+                                              credentials: try Self.credentials(bundle.credential))
+        config.caFile = endpoints.caFile
+        config.connections = connections
+        // The engine retries with its own backoff and records every attempt; one try here.
+        config.retry = .none
+        let client = try APNSClient(configuration: config, observer: observer)
+        let replaced = clients.withLock { c -> APNSClient? in
+            let old = c[key]?.client
+            c[key] = (bundle.version, client)
+            return old
+        }
+        replaced?.shutdown()
+        return client
+    }
+
+    static func credentials(_ credential: AppCredential) throws -> APNSCredentials {
+        switch credential {
+        case let .token(keyID, teamID, pem):
+            return .token(APNSSigningKey(key: try PrivateKey(pem: pem), keyID: keyID, teamID: teamID))
+        case let .pkcs12(data, passphrase):
+            return .certificate(try PKCS12.load(data, passphrase: passphrase ?? ""))
+        case let .pem(certificate, privateKey, passphrase):
+            return .certificate(try CertificateIdentity(keyPEM: privateKey, certificatesPEM: certificate, passphrase: passphrase))
+        }
+    }
+
+    static func reason(for error: Error) -> String {
+        if let v = error as? APNSValidationError, let reason = v.apnsReason { return reason.rawValue }
+        if error is DeviceTokenError { return "BadDeviceToken" }
+        return "BadRequest"
+    }
+}
+
+extension APNSClientTransport.Endpoints {
+    func environment(_ name: String) -> APNSEnvironment { name == "production" ? production : sandbox }
+}
