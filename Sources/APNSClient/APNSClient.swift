@@ -82,11 +82,12 @@ public final class APNSClient: Sendable {
         } else {
             tokens = nil
         }
-        let template = HTTP2ClientConnection.Configuration(
+        var template = HTTP2ClientConnection.Configuration(
             host: configuration.environment.host, port: configuration.environment.port, tls: tls,
             proxy: configuration.proxy, connectTimeout: configuration.connectTimeout,
             pingInterval: configuration.pingInterval, pingTimeout: configuration.pingTimeout,
             maxConcurrentStreams: configuration.maxStreamsPerConnection)
+        template.responseHeaders = ["apns-id", "apns-unique-id", "retry-after"]
         pool = APNSConnectionPool(template: template, size: configuration.connections, observer: self.observer, group: group)
         limiter = InFlightLimiter(limit: configuration.maxInFlight)
     }
@@ -103,18 +104,29 @@ public final class APNSClient: Sendable {
     /// (from I/O threads, in completion order). Returns when every notification has its result.
     public func send<S: Sequence>(batch notifications: S, onResult: @escaping @Sendable (APNSDeliveryResult) -> Void) async
     where S.Element == APNSNotification {
+        await deliver(notifications.lazy.map { n in (n.deviceToken, Result { () throws(APNSValidationError) in try n.prepare() }) }, onResult)
+    }
+
+    /// Like `send(batch:)` for requests already validated and encoded (`APNSNotification.prepare()`),
+    /// so a caller that validated up front does not pay for it twice.
+    public func send<S: Sequence>(prepared requests: S, onResult: @escaping @Sendable (APNSDeliveryResult) -> Void) async
+    where S.Element == APNSPreparedRequest {
+        await deliver(requests.lazy.map { ($0.deviceToken, .success($0)) }, onResult)
+    }
+
+    private func deliver<S: Sequence>(_ items: S, _ onResult: @escaping @Sendable (APNSDeliveryResult) -> Void) async
+    where S.Element == (DeviceToken, Result<APNSPreparedRequest, APNSValidationError>) {
         let chunkSize = 64
         var chunk: [Delivery] = []
         chunk.reserveCapacity(chunkSize)
-        for (index, notification) in notifications.enumerated() {
-            let prepared: APNSPreparedRequest
-            do {
-                prepared = try notification.prepare()
-            } catch {
-                onResult(APNSDeliveryResult(index: index, deviceToken: notification.deviceToken, result: .failure(.invalid(error)), attempts: 0))
+        for (index, (token, prepared)) in items.enumerated() {
+            switch prepared {
+            case let .failure(error):
+                onResult(APNSDeliveryResult(index: index, deviceToken: token, result: .failure(.invalid(error)), attempts: 0))
                 continue
+            case let .success(request):
+                chunk.append(Delivery(index: index, prepared: request, onResult: onResult))
             }
-            chunk.append(Delivery(index: index, prepared: prepared, onResult: onResult))
             if chunk.count == chunkSize {
                 await dispatch(chunk)
                 chunk.removeAll(keepingCapacity: true)

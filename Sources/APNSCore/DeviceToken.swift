@@ -38,12 +38,18 @@ public struct DeviceToken: Sendable, Hashable, Comparable {
         }
         guard normalised.count % 2 == 0 else { throw .oddLength(normalised.count) }
         try Self.checkByteCount(normalised.count / 2)
-        self.hex = String(decoding: normalised, as: UTF8.self)
+        // Already lowercase (the common case): keep the caller's string instead of building a new one.
+        self.hex = normalised.elementsEqual(utf8) ? hex : String(decoding: normalised, as: UTF8.self)
     }
 
     /// Accepts the forms people paste: spaces, angle brackets and surrounding whitespace are
     /// dropped first (`"<43e798c3 1a282d12 …>"`, as `NSData.description` printed tokens).
     public init(pasted text: String) throws(DeviceTokenError) {
+        // Fast path for plain hex (token lists): nothing to strip.
+        if !text.utf8.contains(where: { $0 <= 0x20 || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 >= 0x80 }) {
+            try self.init(hex: text)
+            return
+        }
         let kept = text.unicodeScalars.filter { scalar in
             scalar != "<" && scalar != ">" && !scalar.properties.isWhitespace
         }

@@ -22,6 +22,7 @@ enum EndpointOptions {
         .value("proxy", "http://host:port", "Connect through an HTTP CONNECT proxy (or env HTTPS_PROXY)."),
         .value("connections", "n", "Connections to open (default 1)."),
         .value("concurrency", "n", "Notifications in flight at most (default 1000)."),
+        .value("streams", "n", "Streams per connection at most, whatever the server allows (default 1000)."),
         .value("timeout", "seconds", "Per-request deadline (default 30)."),
         .value("retries", "n", "Extra attempts for transient failures (default 3)."),
     ]
@@ -73,6 +74,7 @@ enum EndpointOptions {
         }
         config.connections = try args.int("connections") ?? 1
         config.maxInFlight = try args.int("concurrency") ?? 1000
+        config.maxStreamsPerConnection = try args.int("streams") ?? 1000
         config.requestTimeout = .seconds(try args.int("timeout") ?? 30)
         config.retry.maxAttempts = 1 + (try args.int("retries") ?? 3)
         guard config.connections > 0, config.maxInFlight > 0 else { throw UsageError("--connections and --concurrency must be at least 1") }

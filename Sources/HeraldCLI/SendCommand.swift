@@ -36,9 +36,8 @@ enum SendCommand: Command {
         let options = try MessageOptions.requestOptions(args)
         let notifications = tokens.map { options.notification(token: $0, topic: topic, payload: payload) }
         // Validate everything up front: a usage mistake should not send half the list.
-        for n in notifications {
-            do { try n.validate() } catch { throw UsageError("\(error)") }
-        }
+        let prepared: [APNSPreparedRequest]
+        do { prepared = try notifications.map { try $0.prepare() } } catch { throw UsageError("\(error)") }
         let config = try EndpointOptions.configuration(args, credentials: credentials)
         if args.has("dry-run") {
             try DryRun.print(notifications, configuration: config)
@@ -51,7 +50,7 @@ enum SendCommand: Command {
         let progress = !json && !args.has("quiet") && Console.stderrIsTerminal && notifications.count > 1
             ? ProgressBar(total: notifications.count, tally: tally) : nil
         progress?.start()
-        await client.send(batch: notifications) { result in
+        await client.send(prepared: prepared) { result in
             tally.record(result)
             if json { print(ResultJSON.line(result)) }
         }

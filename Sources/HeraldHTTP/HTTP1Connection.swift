@@ -12,13 +12,11 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
     private var busy = false
     private var closeAfterResponse = false
     private var streamingTask: Task<Void, Never>?
-    private let onClose: @Sendable () -> Void
 
-    init(loop: EventLoop, maxBodyBytes: Int, handler: @escaping HTTPHandler, onClose: @escaping @Sendable () -> Void) {
+    init(loop: EventLoop, maxBodyBytes: Int, handler: @escaping HTTPHandler) {
         self.loop = loop
         self.handler = handler
         self.parser = HTTP1Parser(maxBodyBytes: maxBodyBytes)
-        self.onClose = onClose
     }
 
     func streamDidBecomeReady(_ stream: StreamConnection) { self.stream = stream }
@@ -31,10 +29,7 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
     func streamDidClose(_ stream: StreamConnection, error: IOError?) {
         self.stream = nil
         streamingTask?.cancel()
-        onClose()
     }
-
-    func closeOnLoop() { loop.execute { self.stream?.close() } }
 
     private func processNext() {
         guard !busy, let stream else { return }

@@ -23,6 +23,9 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
         public var pingTimeout: Duration
         /// Local cap on concurrent streams, whatever the peer allows.
         public var maxConcurrentStreams: Int
+        /// Response headers to keep (lowercase); nil keeps all. Skipping the rest saves building strings
+        /// for every response on a hot path.
+        public var responseHeaders: Set<String>?
 
         public init(host: String, port: Int, tls: TLSContext?, serverName: String? = nil, proxy: ProxyConfiguration? = nil,
                     connectTimeout: Duration = .seconds(10), pingInterval: Duration = .seconds(60),
@@ -77,9 +80,17 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
     /// Called once, on the loop, when the connection is finished.
     public var onClose: (@Sendable (HTTP2ClientConnection) -> Void)?
 
+    private let keptHeaders: [[UInt8]]?
+
     private init(configuration: Configuration, loop: EventLoop) {
         self.configuration = configuration
+        keptHeaders = configuration.responseHeaders.map { $0.map { Array($0.utf8) } }
         super.init(loop: loop)
+    }
+
+    override func keepsHeader(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let keptHeaders else { return true }
+        return keptHeaders.contains { $0.count == name.count && $0.elementsEqual(name) }
     }
 
     /// Connects, waits for the server's first SETTINGS, and returns a connection ready for requests.
@@ -290,9 +301,8 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
             giveBackUnprocessed([s], reason: goingAway ? closeReason : "the server refused the stream")
         } else if errorCode != 0 {
             complete(s, .failure(.streamReset(errorCode)))
-        } else if let status = s.headers.first(where: { $0.name == ":status" }).flatMap({ Int($0.value) }) {
-            let headers = HTTPHeaders(s.headers.filter { !$0.name.hasPrefix(":") })
-            complete(s, .success(HTTP2ClientResponse(status: status, headers: headers, body: s.body)))
+        } else if s.status != 0 {
+            complete(s, .success(HTTP2ClientResponse(status: s.status, headers: HTTPHeaders(s.headers), body: s.body)))
         } else {
             complete(s, .failure(.connectionLost("the stream ended without a response")))
         }

@@ -40,8 +40,14 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, namelen, value, valuelen, _, user in
             let me = HTTP2Endpoint.from(user)
             guard let s = me.streams[frame!.pointee.hd.stream_id] else { return 0 }
-            s.headers.append((String(decoding: UnsafeBufferPointer(start: name, count: namelen), as: UTF8.self),
-                              String(decoding: UnsafeBufferPointer(start: value, count: valuelen), as: UTF8.self)))
+            let nameBytes = UnsafeBufferPointer(start: name, count: namelen)
+            let valueBytes = UnsafeBufferPointer(start: value, count: valuelen)
+            if namelen == 7 && nameBytes.elementsEqual(HTTP2Endpoint.statusName) {
+                s.status = valueBytes.reduce(0) { $0 * 10 + Int($1 &- 48) }
+                return 0
+            }
+            guard me.keepsHeader(nameBytes) else { return 0 }
+            s.headers.append((String(decoding: nameBytes, as: UTF8.self), String(decoding: valueBytes, as: UTF8.self)))
             return 0
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, len, user in
@@ -75,6 +81,12 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
         session = s
     }
 
+    static let statusName = Array(":status".utf8)
+
+    /// Whether a received header is worth turning into strings. Everything by default; a client can
+    /// narrow it to the few response headers it reads.
+    func keepsHeader(_ name: UnsafeBufferPointer<UInt8>) -> Bool { true }
+
     static func from(_ user: UnsafeMutableRawPointer?) -> HTTP2Endpoint {
         Unmanaged<HTTP2Endpoint>.fromOpaque(user!).takeUnretainedValue()
     }
@@ -102,28 +114,32 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
         return n
     }
 
-    /// Builds an `nghttp2_nv` array over `fields` for the duration of `body`.
+    /// Builds an `nghttp2_nv` array over `fields` for the duration of `body`. The byte and nv buffers are
+    /// reused across calls (nghttp2 copies header blocks on submit), so a request costs no allocation here.
     func withHeaderBlock<T>(_ fields: [(name: String, value: String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> T) -> T {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
-        var spans: [(Int, Int, Int, Int)] = []
-        spans.reserveCapacity(fields.count)
+        headerBytes.removeAll(keepingCapacity: true)
+        headerSpans.removeAll(keepingCapacity: true)
         for f in fields {
-            let n0 = bytes.count
-            bytes += f.name.utf8
-            let v0 = bytes.count
-            bytes += f.value.utf8
-            spans.append((n0, v0 - n0, v0, bytes.count - v0))
+            let n0 = headerBytes.count
+            headerBytes.append(contentsOf: f.name.utf8)
+            let v0 = headerBytes.count
+            headerBytes.append(contentsOf: f.value.utf8)
+            headerSpans.append((n0, v0 - n0, v0, headerBytes.count - v0))
         }
-        return bytes.withUnsafeMutableBufferPointer { buffer in
+        return headerBytes.withUnsafeMutableBufferPointer { buffer in
             let base = buffer.baseAddress!
-            var nva = spans.map { s in
-                nghttp2_nv(name: base + s.0, value: base + s.2, namelen: s.1, valuelen: s.3,
-                           flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            headerNV.removeAll(keepingCapacity: true)
+            for s in headerSpans {
+                headerNV.append(nghttp2_nv(name: base + s.0, value: base + s.2, namelen: s.1, valuelen: s.3,
+                                           flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
             }
-            return nva.withUnsafeMutableBufferPointer { body($0.baseAddress!, $0.count) }
+            return headerNV.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
         }
     }
+
+    private var headerBytes: [UInt8] = []
+    private var headerSpans: [(Int, Int, Int, Int)] = []
+    private var headerNV: [nghttp2_nv] = []
 
     // MARK: I/O
 

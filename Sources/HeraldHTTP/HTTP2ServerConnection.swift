@@ -1,5 +1,6 @@
 import Foundation
 import HeraldIO
+import HeraldCrypto
 internal import CNGHTTP2
 
 /// One accepted HTTP/2 connection (TLS with ALPN h2, or cleartext with prior knowledge).
@@ -10,12 +11,13 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
     public let remoteAddress: String
     /// The client certificate (DER) presented in the TLS handshake, if any.
     public private(set) var peerCertificateDER: [UInt8]?
+    /// The client certificate presented in the TLS handshake, parsed (nil without one or if unparsable).
+    public private(set) lazy var peerCertificate: Certificate? = peerCertificateDER.flatMap { try? Certificate(der: $0) }
     /// The delegate's per-connection state.
     public var context: AnyObject?
     let delegate: HTTP2ServerDelegate
     let maxConcurrentStreams: UInt32
     private var closing = false
-    weak var server: HTTP2Server?
 
     init(id: UInt64, loop: EventLoop, isTLS: Bool, remoteAddress: String, delegate: HTTP2ServerDelegate, maxConcurrentStreams: UInt32) {
         self.id = id
@@ -107,7 +109,6 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
     override func connectionClosed(error: IOError?) {
         streams.removeAll()
         delegate.connectionClosed(self)
-        server?.forget(self)
     }
 
     func respond(streamID: Int32, _ response: HTTPResponse) {

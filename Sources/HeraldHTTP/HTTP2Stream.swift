@@ -3,6 +3,8 @@
 /// only there afterwards, which is why it is `@unchecked Sendable`.
 class HTTP2Stream: @unchecked Sendable {
     let id: Int32
+    /// `:status` of a response, parsed without building strings.
+    var status = 0
     var headers: [(name: String, value: String)] = []
     var body: [UInt8] = []
     var outbound: [UInt8] = []

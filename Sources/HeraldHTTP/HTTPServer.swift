@@ -1,9 +1,8 @@
 import Foundation
-import Synchronization
 import HeraldIO
 
 /// An HTTP/1.1 server with keep-alive on the event loops; each request goes to an async handler.
-public final class HTTPServer: @unchecked Sendable {
+public final class HTTPServer: Sendable {
     public struct Configuration: Sendable {
         public var host: String
         public var port: Int
@@ -20,46 +19,17 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     public let configuration: Configuration
-    private let handler: HTTPHandler
-    private let group: EventLoopGroup
-    private let tlsContext: TLSContext?
-    private var listener: TCPListener?
-    private let nextID = Atomic<Int>(0)
-    private let live = Mutex<[Int: HTTP1Connection]>([:])
+    private let server: StreamServer
 
     public init(configuration: Configuration, group: EventLoopGroup = .shared, handler: @escaping HTTPHandler) throws {
         self.configuration = configuration
-        self.group = group
-        self.handler = handler
-        self.tlsContext = try configuration.tls.map { try TLSContext(server: $0) }
-    }
-
-    public var port: Int { listener?.port ?? 0 }
-
-    public func start() async throws {
-        listener = try await TCPListener.start(host: configuration.host, port: configuration.port, group: group) { [self] fd, address, loop in
-            loop.execute { [self] in accept(fd: fd, address: address, loop: loop) }
+        server = try StreamServer(host: configuration.host, port: configuration.port, tls: configuration.tls, group: group) { _, loop in
+            HTTP1Connection(loop: loop, maxBodyBytes: configuration.maxBodyBytes, handler: handler)
         }
     }
 
-    private func accept(fd: Int32, address: SocketAddress, loop: EventLoop) {
-        let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
-        let conn = HTTP1Connection(loop: loop, maxBodyBytes: configuration.maxBodyBytes, handler: handler) { [weak self] in
-            _ = self?.live.withLock { $0.removeValue(forKey: id) }
-        }
-        live.withLock { $0[id] = conn }
-        do {
-            _ = try StreamConnection.accepted(fd: fd, remote: address.description, tls: tlsContext, loop: loop, delegate: conn)
-        } catch {
-            close(fd)
-            _ = live.withLock { $0.removeValue(forKey: id) }
-        }
-    }
-
-    /// Stops accepting and closes idle keep-alive connections.
-    public func stop() async {
-        await listener?.stop()
-        let conns = live.withLock { Array($0.values) }
-        for c in conns { c.closeOnLoop() }
-    }
+    public var port: Int { server.port }
+    public func start() async throws { try await server.start() }
+    /// Stops accepting and closes the open connections.
+    public func stop() async { await server.stop() }
 }

@@ -92,7 +92,7 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
         Socket.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY)
         if let tls {
             conn.tls = try TLSSession(context: tls, fd: fd, serverName: nil)
-            if let delay = tls.handshakeDelay {
+            if let delay = tls.handshakeDelay?(), delay > .zero {
                 // Registered without interest until the delay is over: the handshake simply waits.
                 try loop.register(fd: fd, handler: conn, readable: false)
                 loop.schedule(after: delay) { [weak conn] in

@@ -32,10 +32,11 @@ public struct TLSServerConfiguration: Sendable {
     public var requestClientCertificate: Bool
     /// Offer `h2` through ALPN (clients with prior knowledge and no ALPN are accepted too).
     public var alpnH2: Bool
-    /// Holds every handshake back this long (fault injection: a slow TLS handshake).
-    public var handshakeDelay: Duration?
+    /// Asked at each handshake how long to hold it back (fault injection: a slow TLS handshake).
+    public var handshakeDelay: (@Sendable () -> Duration)?
 
-    public init(identity: CertificateIdentity, requestClientCertificate: Bool = false, alpnH2: Bool = true, handshakeDelay: Duration? = nil) {
+    public init(identity: CertificateIdentity, requestClientCertificate: Bool = false, alpnH2: Bool = true,
+                handshakeDelay: (@Sendable () -> Duration)? = nil) {
         self.identity = identity
         self.requestClientCertificate = requestClientCertificate
         self.alpnH2 = alpnH2

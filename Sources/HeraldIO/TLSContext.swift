@@ -8,7 +8,7 @@ internal import CHeraldShims
 public final class TLSContext: @unchecked Sendable {
     let ctx: OpaquePointer
     let isServer: Bool
-    let handshakeDelay: Duration?
+    let handshakeDelay: (@Sendable () -> Duration)?
 
     public convenience init(client config: TLSClientConfiguration) throws {
         try self.init(isServer: false, identity: config.identity, handshakeDelay: nil)
@@ -39,7 +39,7 @@ public final class TLSContext: @unchecked Sendable {
         _ = SSL_CTX_set_num_tickets(ctx, 0)
     }
 
-    private init(isServer: Bool, identity: CertificateIdentity?, handshakeDelay: Duration?) throws {
+    private init(isServer: Bool, identity: CertificateIdentity?, handshakeDelay: (@Sendable () -> Duration)?) throws {
         guard let ctx = SSL_CTX_new(isServer ? TLS_server_method() : TLS_client_method()) else {
             throw TLSContext.lastError("creating a TLS context")
         }

@@ -3,7 +3,7 @@ import Testing
 import HeraldCrypto
 
 @Suite struct APNsCertificateTests {
-    @Test func issuedClientCertificateCarriesUIDTopicsAndBothEnvironments() throws {
+    @Test func issuedClientCertificateCarriesUIDTopicsAndBothEnvironments() async throws {
         let ca = try CertificateAuthority.makeSelfSigned(now: fixedNow)
         let client = try ca.issueAPNsClientCertificate(bundleID: "com.example.app", teamID: "ABCDE12345", now: fixedNow)
         let certificate = client.certificate
@@ -22,7 +22,7 @@ import HeraldCrypto
         #expect(!info.allows(topic: "com.example.other"))
     }
 
-    @Test func sandboxOnlyAndProductionOnlyCertificatesSaySo() throws {
+    @Test func sandboxOnlyAndProductionOnlyCertificatesSaySo() async throws {
         let ca = try CertificateAuthority.makeSelfSigned(now: fixedNow)
         let sandbox = try ca.issueAPNsClientCertificate(bundleID: "com.example.dev", teamID: "T", environments: .sandbox, now: fixedNow)
         let production = try ca.issueAPNsClientCertificate(bundleID: "com.example.prod", teamID: "T", environments: .production,
@@ -33,7 +33,7 @@ import HeraldCrypto
         #expect(sandbox.certificate.extensionValue(oid: APNsCertificateInfo.productionOID) == nil)
     }
 
-    @Test func singleTopicCertificateHasJustItsBundleID() throws {
+    @Test func singleTopicCertificateHasJustItsBundleID() async throws {
         let ca = try CertificateAuthority.makeSelfSigned(now: fixedNow)
         let client = try ca.issueAPNsClientCertificate(bundleID: "com.example.single", teamID: "T", topics: [], now: fixedNow)
         #expect(client.certificate.extensionValue(oid: APNsCertificateInfo.topicsOID) == nil)
@@ -43,7 +43,7 @@ import HeraldCrypto
 
     /// The topics extension written by OpenSSL from pushy's own config (an encoder independent of ours)
     /// decodes, and ours has the same bytes.
-    @Test func topicsEncodedByOpenSSLFromPushysConfigDecodeAndMatchOurs() throws {
+    @Test func topicsEncodedByOpenSSLFromPushysConfigDecodeAndMatchOurs() async throws {
         let directory = try TemporaryDirectory()
         try directory.write("apns-extensions.cnf", """
             [ apns_multi_topic_client_extensions ]
@@ -62,7 +62,7 @@ import HeraldCrypto
             aps_topics.5 = SEQWRAP,UTF8String:complication
 
             """)
-        try opensslOK(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+        try await opensslOK(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                        "-keyout", "key.pem", "-out", "cert.pem", "-days", "365",
                        "-subj", "/CN=Apple Push Services: com.eatthepath.pushy/UID=com.eatthepath.pushy",
                        "-extensions", "apns_multi_topic_client_extensions", "-config", "apns-extensions.cnf"],
@@ -77,9 +77,9 @@ import HeraldCrypto
                 == APNsCertificateInfo.encodeTopics(APNsCertificateInfo.Topic.standard(bundleID: "com.eatthepath.pushy")))
     }
 
-    @Test func legacyCommonNameGivesBundleAndEnvironmentWithoutExtensions() throws {
+    @Test func legacyCommonNameGivesBundleAndEnvironmentWithoutExtensions() async throws {
         let directory = try TemporaryDirectory()
-        try opensslOK(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+        try await opensslOK(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                        "-keyout", "key.pem", "-out", "cert.pem", "-days", "30",
                        "-subj", "/CN=Apple Production IOS Push Services: com.example.legacy/OU=TEAM"], in: directory)
         let info = try APNsCertificateInfo(try Certificate(pemFile: directory.file("cert.pem")))
@@ -88,7 +88,7 @@ import HeraldCrypto
         #expect(info.topicNames == ["com.example.legacy"])
     }
 
-    @Test func aCertificateWithoutBundleIDIsNotAnAPNsCertificate() throws {
+    @Test func aCertificateWithoutBundleIDIsNotAnAPNsCertificate() async throws {
         let ca = try CertificateAuthority.makeSelfSigned(now: fixedNow)
         let server = try ca.issueServerCertificate(now: fixedNow)
         #expect {
@@ -99,21 +99,21 @@ import HeraldCrypto
         }
     }
 
-    @Test func malformedTopicsExtensionIsRejected() throws {
+    @Test func malformedTopicsExtensionIsRejected() async throws {
         let directory = try TemporaryDirectory()
         try directory.write("bad.cnf", """
             [ bad ]
             1.2.840.113635.100.6.3.6 = ASN1:UTF8String:not-a-sequence
 
             """)
-        try opensslOK(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+        try await opensslOK(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                        "-keyout", "key.pem", "-out", "cert.pem", "-days", "30", "-subj", "/UID=com.example.bad",
                        "-extensions", "bad", "-config", "bad.cnf"], in: directory)
         #expect(throws: CryptoError.self) { try APNsCertificateInfo(try Certificate(pemFile: directory.file("cert.pem"))) }
     }
 
     /// Apple's exact layout is unconfirmed: unknown elements are skipped, a topic without a kind is kept.
-    @Test func topicsExtensionWithUnexpectedElementsStillDecodes() throws {
+    @Test func topicsExtensionWithUnexpectedElementsStillDecodes() async throws {
         let directory = try TemporaryDirectory()
         try directory.write("odd.cnf", """
             [ odd ]
@@ -125,7 +125,7 @@ import HeraldCrypto
             t.3 = UTF8String:com.example.odd.voip
 
             """)
-        try opensslOK(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+        try await opensslOK(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                        "-keyout", "key.pem", "-out", "cert.pem", "-days", "30", "-subj", "/UID=com.example.odd",
                        "-extensions", "odd", "-config", "odd.cnf"], in: directory)
         let info = try APNsCertificateInfo(try Certificate(pemFile: directory.file("cert.pem")))

@@ -3,7 +3,7 @@ import Testing
 import HeraldCrypto
 
 @Suite struct CertificateTests {
-    @Test func selfSignedCAAndServerCertificateVerifyWithOpenSSL() throws {
+    @Test func selfSignedCAAndServerCertificateVerifyWithOpenSSL() async throws {
         let directory = try TemporaryDirectory()
         let ca = try CertificateAuthority.makeSelfSigned(commonName: "Test CA", keyType: .rsa(bits: 2048), now: fixedNow)
         #expect(ca.certificate.notBefore == fixedNow)
@@ -21,26 +21,26 @@ import HeraldCrypto
         let caPath = try directory.write("ca.pem", ca.certificate.pem)
         let serverPath = try directory.write("server.pem", server.certificate.pem)
         let atTime = String(Int(fixedNow.timeIntervalSince1970) + 60)
-        let verified = try openssl(["verify", "-attime", atTime, "-purpose", "sslserver", "-CAfile", caPath, serverPath])
+        let verified = try await openssl(["verify", "-attime", atTime, "-purpose", "sslserver", "-CAfile", caPath, serverPath])
         #expect(verified.status == 0, "\(verified.error)")
-        let expired = try openssl(["verify", "-attime", String(Int(fixedNow.timeIntervalSince1970) + 900 * 86_400),
+        let expired = try await openssl(["verify", "-attime", String(Int(fixedNow.timeIntervalSince1970) + 900 * 86_400),
                                    "-CAfile", caPath, serverPath])
         #expect(expired.status != 0)
     }
 
-    @Test func fingerprintSerialAndDatesMatchOpenSSL() throws {
+    @Test func fingerprintSerialAndDatesMatchOpenSSL() async throws {
         let directory = try TemporaryDirectory()
         let ca = try CertificateAuthority.makeSelfSigned(now: fixedNow)
         let path = try directory.write("ca.pem", ca.certificate.pem)
-        let fingerprint = try opensslOK(["x509", "-in", path, "-noout", "-fingerprint", "-sha256"]).text
+        let fingerprint = try await opensslOK(["x509", "-in", path, "-noout", "-fingerprint", "-sha256"]).text
         let cliHex = fingerprint.split(separator: "=")[1].replacingOccurrences(of: ":", with: "")
             .trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         #expect(ca.certificate.fingerprintSHA256Hex == cliHex)
 
-        let serial = try opensslOK(["x509", "-in", path, "-noout", "-serial"]).text
+        let serial = try await opensslOK(["x509", "-in", path, "-noout", "-serial"]).text
         #expect(serial.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() == "serial=" + ca.certificate.serialNumberHex)
 
-        let end = try opensslOK(["x509", "-in", path, "-noout", "-enddate", "-dateopt", "iso_8601"]).text
+        let end = try await opensslOK(["x509", "-in", path, "-noout", "-enddate", "-dateopt", "iso_8601"]).text
         let formatter = ISO8601DateFormatter()
         let cliEnd = try #require(formatter.date(from: end.replacingOccurrences(of: "notAfter=", with: "")
             .trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: " ", with: "T")))
@@ -49,9 +49,9 @@ import HeraldCrypto
         #expect(!ca.certificate.isValid(at: fixedNow - 1))
     }
 
-    @Test func certificateMadeByOpenSSLExposesSubjectUIDAndDERRoundTrips() throws {
+    @Test func certificateMadeByOpenSSLExposesSubjectUIDAndDERRoundTrips() async throws {
         let directory = try TemporaryDirectory()
-        try opensslOK(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", directory.file("key.pem"),
+        try await opensslOK(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", directory.file("key.pem"),
                        "-out", directory.file("cert.pem"), "-days", "365",
                        "-subj", "/UID=com.example.wendercast/CN=Apple Push Services: com.example.wendercast/OU=ABCDE12345/C=US"])
         let certificate = try Certificate(pemFile: directory.file("cert.pem"))
@@ -60,7 +60,7 @@ import HeraldCrypto
         #expect(certificate.organizationalUnit == "ABCDE12345")
         #expect(certificate.subject.contains("UID=com.example.wendercast"))
 
-        let der = try opensslOK(["x509", "-in", directory.file("cert.pem"), "-outform", "DER"]).output
+        let der = try await opensslOK(["x509", "-in", directory.file("cert.pem"), "-outform", "DER"]).output
         #expect(certificate.der == der)
         #expect(try Certificate(der: der) == certificate)
         #expect(try Certificate(pem: certificate.pem) == certificate)
@@ -69,7 +69,7 @@ import HeraldCrypto
         #expect(certificate.publicKey == key.publicKey)
     }
 
-    @Test func loadAllReturnsEveryCertificateOfABundleInOrder() throws {
+    @Test func loadAllReturnsEveryCertificateOfABundleInOrder() async throws {
         let ca = try CertificateAuthority.makeSelfSigned(now: fixedNow)
         let first = try ca.issueServerCertificate(dnsNames: ["one.test"], ipAddresses: [], now: fixedNow)
         let second = try ca.issueServerCertificate(dnsNames: ["two.test"], ipAddresses: [], now: fixedNow)
@@ -80,7 +80,7 @@ import HeraldCrypto
         #expect(try Certificate.loadAll(pem: "no certificates here").isEmpty)
     }
 
-    @Test func damagedOrMissingCertificatesAreReported() throws {
+    @Test func damagedOrMissingCertificatesAreReported() async throws {
         #expect(throws: CryptoError.notACertificate(detail: "the text has no 'BEGIN CERTIFICATE' block")) {
             try Certificate(pem: "-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n")
         }
@@ -93,7 +93,7 @@ import HeraldCrypto
         #expect(throws: CryptoError.self) { try Certificate(der: [0x30, 0x01, 0x00]) }
     }
 
-    @Test func extensionValueReturnsTheRawDEROfAnExtension() throws {
+    @Test func extensionValueReturnsTheRawDEROfAnExtension() async throws {
         let ca = try CertificateAuthority.makeSelfSigned(now: fixedNow)
         // basicConstraints critical CA:TRUE is SEQUENCE { BOOLEAN TRUE }.
         #expect(ca.certificate.extensionValue(oid: "2.5.29.19") == [0x30, 0x03, 0x01, 0x01, 0xFF])
@@ -101,7 +101,7 @@ import HeraldCrypto
         #expect(ca.certificate.extensionValue(oid: "not an oid") == nil)
     }
 
-    @Test func identityFromCombinedPEMPicksTheLeafMatchingTheKey() throws {
+    @Test func identityFromCombinedPEMPicksTheLeafMatchingTheKey() async throws {
         let ca = try CertificateAuthority.makeSelfSigned(now: fixedNow)
         let client = try ca.issueAPNsClientCertificate(bundleID: "com.example.app", teamID: "TEAM123456", now: fixedNow)
         // CA first, then an encrypted key, then the leaf: order must not matter.
@@ -120,17 +120,17 @@ import HeraldCrypto
         #expect(roundTrip.certificate == client.certificate && roundTrip.chain == [ca.certificate])
     }
 
-    @Test func ckPEMMadeByOpenSSLPKCS12NodesLoads() throws {
+    @Test func ckPEMMadeByOpenSSLPKCS12NodesLoads() async throws {
         let directory = try TemporaryDirectory()
         let ca = try CertificateAuthority.makeSelfSigned(now: fixedNow)
         let client = try ca.issueAPNsClientCertificate(bundleID: "com.example.app", teamID: "TEAM123456",
                                                        keyType: .rsa(bits: 2048), now: fixedNow)
         try directory.write("cert.pem", client.certificate.pem)
         try directory.write("key.pem", try client.privateKey.pkcs8PEM())
-        try opensslOK(["pkcs12", "-export", "-in", "cert.pem", "-inkey", "key.pem", "-out", "push.p12",
+        try await opensslOK(["pkcs12", "-export", "-in", "cert.pem", "-inkey", "key.pem", "-out", "push.p12",
                        "-passout", "pass:WenderCastPush"], in: directory)
         // The seeds' recipe: openssl pkcs12 -in push.p12 -out ck.pem -nodes -clcerts
-        try opensslOK(["pkcs12", "-in", "push.p12", "-out", "ck.pem", "-nodes", "-clcerts",
+        try await opensslOK(["pkcs12", "-in", "push.p12", "-out", "ck.pem", "-nodes", "-clcerts",
                        "-passin", "pass:WenderCastPush"], in: directory)
         let ckPEM = try directory.readText("ck.pem")
         #expect(ckPEM.contains("Bag Attributes"))

@@ -3,7 +3,7 @@ import Testing
 import HeraldCrypto
 
 @Suite struct ES256Tests {
-    @Test func rawAndDERSignaturesBothVerifyAndTamperedOnesFail() throws {
+    @Test func rawAndDERSignaturesBothVerifyAndTamperedOnesFail() async throws {
         let key = try PrivateKey.generateP256()
         let publicKey = try PublicKey(pem: key.publicKey.pem)
         let message = Array("header.claims".utf8)
@@ -29,12 +29,12 @@ import HeraldCrypto
         #expect(publicKey.verifyES256(signature: raw, message: message))
     }
 
-    @Test func signatureMadeByOpenSSLVerifiesInBothEncodings() throws {
+    @Test func signatureMadeByOpenSSLVerifiesInBothEncodings() async throws {
         let directory = try TemporaryDirectory()
-        let keyPath = try directory.write("key.p8", try opensslP8())
+        let keyPath = try directory.write("key.p8", try await opensslP8())
         let messagePath = try directory.write("message", "eyJhbGciOiJFUzI1NiIsImtpZCI6IkFCQzEyMyJ9.eyJpc3MiOiJERUYifQ")
-        let der = try opensslOK(["dgst", "-sha256", "-sign", keyPath, messagePath]).output
-        let publicKey = try PublicKey(pem: try opensslOK(["pkey", "-in", keyPath, "-pubout"]).text)
+        let der = try await opensslOK(["dgst", "-sha256", "-sign", keyPath, messagePath]).output
+        let publicKey = try PublicKey(pem: try await opensslOK(["pkey", "-in", keyPath, "-pubout"]).text)
         let message = try directory.read("message")
 
         #expect(publicKey.verifyES256(signature: der, message: message))
@@ -43,7 +43,7 @@ import HeraldCrypto
         #expect(publicKey.verifyES256(signature: raw, message: message))
     }
 
-    @Test func nonCanonicalDERIsNotConverted() throws {
+    @Test func nonCanonicalDERIsNotConverted() async throws {
         let key = try PrivateKey.generateP256()
         let der = try #require(ECDSASignature.der(fromRaw: try key.signES256([1])))
         // Trailing garbage after the SEQUENCE.
@@ -70,7 +70,7 @@ import HeraldCrypto
         #expect(results.allSatisfy { $0 })
     }
 
-    @Test func signaturesAreRandomizedButAllVerify() throws {
+    @Test func signaturesAreRandomizedButAllVerify() async throws {
         let key = try PrivateKey.generateP256()
         let first = try key.signES256([1, 2, 3])
         let second = try key.signES256([1, 2, 3])

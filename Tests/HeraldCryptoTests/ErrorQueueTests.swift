@@ -5,7 +5,7 @@ import HeraldCrypto
 /// OpenSSL's error queue is per thread, and the TLS layer reads it (SSL_get_error) on its event-loop
 /// threads: crypto calls made there, failing or not, must leave it empty.
 @Suite struct ErrorQueueTests {
-    @Test func loadingAndFailingLeaveTheErrorQueueEmpty() throws {
+    @Test func loadingAndFailingLeaveTheErrorQueueEmpty() async throws {
         let ca = try CertificateAuthority.makeSelfSigned(now: fixedNow)
         let client = try ca.issueAPNsClientCertificate(bundleID: "com.example.app", teamID: "T", now: fixedNow)
         let combined = ca.certificate.pem + (try client.privateKey.pkcs8PEM(passphrase: "pw")) + client.certificate.pem

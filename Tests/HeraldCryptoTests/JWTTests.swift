@@ -15,9 +15,9 @@ private func derSignature(fromRaw raw: [UInt8]) -> [UInt8] {
 }
 
 @Suite struct JWTTests {
-    @Test func providerTokenVerifiesIndependentlyWithOpenSSL() throws {
+    @Test func providerTokenVerifiesIndependentlyWithOpenSSL() async throws {
         let directory = try TemporaryDirectory()
-        let keyPath = try directory.write("AuthKey_ABC123DEFG.p8", try opensslP8())
+        let keyPath = try directory.write("AuthKey_ABC123DEFG.p8", try await opensslP8())
         let key = try PrivateKey(pemFile: keyPath)
         let token = try JWT.apnsProviderToken(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", issuedAt: 1_780_000_000, using: key)
 
@@ -45,12 +45,12 @@ private func derSignature(fromRaw raw: [UInt8]) -> [UInt8] {
         #expect(raw.count == 64)
         try directory.write("input", parts[0] + "." + parts[1])
         try directory.write("signature.der", derSignature(fromRaw: raw))
-        try opensslOK(["pkey", "-in", keyPath, "-pubout", "-out", "public.pem"], in: directory)
-        let verified = try openssl(["dgst", "-sha256", "-verify", "public.pem", "-signature", "signature.der", "input"], in: directory)
+        try await opensslOK(["pkey", "-in", keyPath, "-pubout", "-out", "public.pem"], in: directory)
+        let verified = try await openssl(["dgst", "-sha256", "-verify", "public.pem", "-signature", "signature.der", "input"], in: directory)
         #expect(verified.status == 0, "\(verified.error)")
     }
 
-    @Test func parsedTokenExposesFieldsAndVerifiesWithSeparatelyLoadedKey() throws {
+    @Test func parsedTokenExposesFieldsAndVerifiesWithSeparatelyLoadedKey() async throws {
         let key = try PrivateKey.generateP256()
         let publicKey = try PublicKey(pem: key.publicKey.pem)
         let token = try JWT.sign(header: .init(kid: "KEY1234567", typ: nil, extra: ["x5t": .string("thumb")]),
@@ -77,9 +77,9 @@ private func derSignature(fromRaw raw: [UInt8]) -> [UInt8] {
 
     /// The seeds' PHP scripts built tokens with `base64_encode` (standard alphabet, padded) and signed with
     /// `openssl_sign` (DER). Apple accepted them; so must the simulator.
-    @Test func phpStyleTokenWithPaddedBase64AndDERSignatureVerifies() throws {
+    @Test func phpStyleTokenWithPaddedBase64AndDERSignatureVerifies() async throws {
         let directory = try TemporaryDirectory()
-        let keyPath = try directory.write("key.p8", try opensslP8())
+        let keyPath = try directory.write("key.p8", try await opensslP8())
         // Chosen so that the standard alphabet and padding both show up.
         let header = Data(#"{"alg":"ES256","kid":"A1B2C3D4E5"}"#.utf8).base64EncodedString()
         let claims = Data(#"{"iss":"T1T2T3T4T5","iat":1780000000,"note":"??>>"}"#.utf8).base64EncodedString()
@@ -87,7 +87,7 @@ private func derSignature(fromRaw raw: [UInt8]) -> [UInt8] {
         #expect(claims.contains("/") || claims.contains("+"))
         let input = header + "." + claims
         try directory.write("input", input)
-        let der = try opensslOK(["dgst", "-sha256", "-sign", keyPath, "input"], in: directory).output
+        let der = try await opensslOK(["dgst", "-sha256", "-sign", keyPath, "input"], in: directory).output
         let token = input + "." + Data(der).base64EncodedString()
 
         let jwt = try JWT(parsing: token)
@@ -96,11 +96,11 @@ private func derSignature(fromRaw raw: [UInt8]) -> [UInt8] {
         #expect(jwt.claims.iat == 1_780_000_000)
         #expect(jwt.claims.issuedAt == Date(timeIntervalSince1970: 1_780_000_000))
         #expect(jwt.claims.extra["note"] == .string("??>>"))
-        let publicKey = try PublicKey(pem: try opensslOK(["pkey", "-in", keyPath, "-pubout"]).text)
+        let publicKey = try PublicKey(pem: try await opensslOK(["pkey", "-in", keyPath, "-pubout"]).text)
         try jwt.verify(using: publicKey)
     }
 
-    @Test func tamperedTokensFail() throws {
+    @Test func tamperedTokensFail() async throws {
         let key = try PrivateKey.generateP256()
         let token = try JWT.apnsProviderToken(keyID: "KID", teamID: "TEAM", issuedAt: 100, using: key)
         let parts = token.split(separator: ".").map(String.init)
@@ -115,7 +115,7 @@ private func derSignature(fromRaw raw: [UInt8]) -> [UInt8] {
         }
     }
 
-    @Test func otherAlgorithmsAndUnusableKeysAreRefused() throws {
+    @Test func otherAlgorithmsAndUnusableKeysAreRefused() async throws {
         let key = try PrivateKey.generateP256()
         let hs256 = Base64URL.encode(Array(#"{"alg":"HS256","kid":"K"}"#.utf8)) + "."
             + Base64URL.encode(Array(#"{"iss":"T","iat":1}"#.utf8)) + "." + Base64URL.encode([UInt8](repeating: 7, count: 32))
@@ -149,7 +149,7 @@ private func derSignature(fromRaw raw: [UInt8]) -> [UInt8] {
         }
     }
 
-    @Test func surroundingWhitespaceIsIgnored() throws {
+    @Test func surroundingWhitespaceIsIgnored() async throws {
         let key = try PrivateKey.generateP256()
         let token = try JWT.apnsProviderToken(keyID: "K", teamID: "T", issuedAt: 1, using: key)
         try JWT(parsing: "  " + token + "\r\n").verify(using: key.publicKey)

@@ -3,7 +3,7 @@ import Testing
 import HeraldCrypto
 
 @Suite struct JWTValueTests {
-    @Test func parsesWhatFoundationParsesToTheSameValues() throws {
+    @Test func parsesWhatFoundationParsesToTheSameValues() async throws {
         let text = #"{"s":"a\u00e9\ud83d\ude80\n\/","i":-42,"big":9007199254740993,"d":0.25,"e":1e3,"t":true,"f":false,"n":null,"a":[1,[2]],"o":{}}"#
         let value = try #require(JWT.Value(parsing: text))
         let foundation = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
@@ -19,7 +19,7 @@ import HeraldCrypto
         #expect(members["o"] == .object([:]))
     }
 
-    @Test func writtenTextParsesBackToTheSameValue() throws {
+    @Test func writtenTextParsesBackToTheSameValue() async throws {
         let value = JWT.Value.object([
             "number": .number(1.0), "small": .number(0.1), "huge": .number(1e20), "int": .integer(Int64.min),
             "text": .string("tab\tquote\"control\u{01}"), "list": .array([.null, .bool(false)]),

@@ -38,12 +38,23 @@ struct CommandResult {
 }
 
 /// Runs the `openssl` command line tool: the independent implementation our results are checked against.
+/// The child runs on a Dispatch thread so that waiting for it never blocks the cooperative pool (other
+/// suites' live servers need it while these tests run in parallel).
 @discardableResult
-func openssl(_ arguments: [String], input: [UInt8]? = nil, in directory: TemporaryDirectory? = nil) throws -> CommandResult {
+func openssl(_ arguments: [String], input: [UInt8]? = nil, in directory: TemporaryDirectory? = nil) async throws -> CommandResult {
+    let path = directory?.path
+    return try await withCheckedThrowingContinuation { cont in
+        DispatchQueue.global().async {
+            cont.resume(with: Result { try opensslBlocking(arguments, input: input, inPath: path) })
+        }
+    }
+}
+
+private func opensslBlocking(_ arguments: [String], input: [UInt8]?, inPath directory: String?) throws -> CommandResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
     process.arguments = arguments
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory.path) }
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     let stdout = Pipe()
     let stderr = Pipe()
     let stdin = Pipe()
@@ -64,17 +75,17 @@ func openssl(_ arguments: [String], input: [UInt8]? = nil, in directory: Tempora
 /// Runs `openssl` and requires success.
 @discardableResult
 func opensslOK(_ arguments: [String], input: [UInt8]? = nil, in directory: TemporaryDirectory? = nil,
-               sourceLocation: SourceLocation = #_sourceLocation) throws -> CommandResult {
-    let result = try openssl(arguments, input: input, in: directory)
+               sourceLocation: SourceLocation = #_sourceLocation) async throws -> CommandResult {
+    let result = try await openssl(arguments, input: input, in: directory)
     try #require(result.status == 0, "openssl \(arguments.joined(separator: " ")) failed: \(result.error)",
                  sourceLocation: sourceLocation)
     return result
 }
 
 /// A P-256 key in APNs `.p8` form made the way pushy's generate-certs.sh does.
-func opensslP8() throws -> String {
-    let traditional = try opensslOK(["ecparam", "-name", "prime256v1", "-genkey", "-noout"])
-    return try opensslOK(["pkcs8", "-topk8", "-nocrypt"], input: traditional.output).text
+func opensslP8() async throws -> String {
+    let traditional = try await opensslOK(["ecparam", "-name", "prime256v1", "-genkey", "-noout"])
+    return try await opensslOK(["pkcs8", "-topk8", "-nocrypt"], input: traditional.output).text
 }
 
 let fixedNow = Date(timeIntervalSince1970: 1_780_000_000)

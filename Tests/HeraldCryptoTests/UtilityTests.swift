@@ -27,7 +27,7 @@ import HeraldCrypto
 }
 
 @Suite struct SecretBoxTests {
-    @Test func sealedDataOpensAndRevealsNothing() throws {
+    @Test func sealedDataOpensAndRevealsNothing() async throws {
         let box = try SecretBox(key: SecureRandom.bytes(count: 32))
         let secret = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n"
         let sealed = box.seal(secret, associatedData: Array("app-42".utf8))
@@ -38,7 +38,7 @@ import HeraldCrypto
         #expect(try box.open(box.seal([UInt8]())) == [])
     }
 
-    @Test func anyTamperingWrongKeyOrWrongContextFails() throws {
+    @Test func anyTamperingWrongKeyOrWrongContextFails() async throws {
         let box = try SecretBox(key: SecureRandom.bytes(count: 32))
         let sealed = box.seal(Array("apns passphrase".utf8), associatedData: [1])
         for index in [0, 11, 12, sealed.count - 17, sealed.count - 1] {
@@ -53,7 +53,7 @@ import HeraldCrypto
         #expect(throws: CryptoError.authenticationFailed) { try otherBox.open(sealed, associatedData: [1]) }
     }
 
-    @Test func keysDerivedFromTheServerSecretAreStableAndPurposeBound() throws {
+    @Test func keysDerivedFromTheServerSecretAreStableAndPurposeBound() async throws {
         let secret = SecureRandom.hexString(byteCount: 32)
         let sealed = try SecretBox(secret: secret).seal("token")
         #expect(try SecretBox(secret: secret).openString(sealed) == "token")
@@ -65,25 +65,25 @@ import HeraldCrypto
 }
 
 @Suite struct DigestAndKeyDerivationTests {
-    @Test func sha256AndHMACMatchOpenSSL() throws {
+    @Test func sha256AndHMACMatchOpenSSL() async throws {
         let message = SecureRandom.bytes(count: 1000)
         let key = SecureRandom.bytes(count: 40)
-        let sha = try opensslOK(["dgst", "-sha256", "-hex", "-r"], input: message).text
+        let sha = try await opensslOK(["dgst", "-sha256", "-hex", "-r"], input: message).text
         #expect(sha.hasPrefix(hexOf(Digest.sha256(message))))
-        let hmac = try opensslOK(["mac", "-digest", "SHA256", "-macopt", "hexkey:" + hexOf(key), "HMAC"], input: message).text
+        let hmac = try await opensslOK(["mac", "-digest", "SHA256", "-macopt", "hexkey:" + hexOf(key), "HMAC"], input: message).text
         #expect(hmac.lowercased().hasPrefix(hexOf(Digest.hmacSHA256(key: key, message: message))))
         #expect(Digest.sha256(message[...]) == Digest.sha256(message))
     }
 
-    @Test func hkdfAndPBKDF2MatchOpenSSL() throws {
+    @Test func hkdfAndPBKDF2MatchOpenSSL() async throws {
         let secret = SecureRandom.bytes(count: 32)
         let salt = SecureRandom.bytes(count: 16)
-        let hkdf = try opensslOK(["kdf", "-keylen", "42", "-kdfopt", "digest:SHA256", "-kdfopt", "hexkey:" + hexOf(secret),
+        let hkdf = try await opensslOK(["kdf", "-keylen", "42", "-kdfopt", "digest:SHA256", "-kdfopt", "hexkey:" + hexOf(secret),
                                   "-kdfopt", "hexsalt:" + hexOf(salt), "-kdfopt", "info:herald", "HKDF"]).text
         let ours = KeyDerivation.hkdfSHA256(secret: secret, salt: salt, info: Array("herald".utf8), length: 42)
         #expect(hkdf.replacingOccurrences(of: ":", with: "").trimmingCharacters(in: .whitespacesAndNewlines).lowercased() == hexOf(ours))
 
-        let pbkdf2 = try opensslOK(["kdf", "-keylen", "32", "-kdfopt", "digest:SHA256", "-kdfopt", "pass:correct horse",
+        let pbkdf2 = try await opensslOK(["kdf", "-keylen", "32", "-kdfopt", "digest:SHA256", "-kdfopt", "pass:correct horse",
                                     "-kdfopt", "hexsalt:" + hexOf(salt), "-kdfopt", "iter:1000", "PBKDF2"]).text
         let derived = KeyDerivation.pbkdf2SHA256(password: "correct horse", salt: salt, iterations: 1000)
         #expect(pbkdf2.replacingOccurrences(of: ":", with: "").trimmingCharacters(in: .whitespacesAndNewlines).lowercased() == hexOf(derived))

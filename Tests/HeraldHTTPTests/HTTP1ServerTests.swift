@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import HeraldIO
+import Synchronization
 @testable import HeraldHTTP
 
 /// Talks to the HTTP/1.1 server through a plain blocking socket, like curl would.
@@ -112,6 +113,42 @@ struct RawHTTPClient {
         #expect(text.contains("transfer-encoding: chunked"))
         #expect(text.contains("b\r\ndata: one\n\n\r\n"))
         #expect(text.contains("data: two"))
+        await server.stop()
+    }
+}
+
+@Suite struct HTTP1ClientTests {
+    @Test func clientRoundTripsAgainstTheServer() async throws {
+        let server = try HTTPServer(configuration: .init(port: 0)) { r in
+            HTTPResponse(status: 201, headers: ["x-seen": r.headers["x-test"] ?? "-"], body: r.body.reversed())
+        }
+        try await server.start()
+        let client = try HTTP1Client(url: "http://127.0.0.1:\(server.port)")
+        let response = try await client.send(HTTPRequest(method: "POST", target: "/x", headers: ["x-test": "yes"], body: Array("abc".utf8)))
+        #expect(response.status == 201)
+        #expect(response.headers["x-seen"] == "yes")
+        #expect(response.body == Array("cba".utf8))
+        await server.stop()
+    }
+
+    @Test func clientReceivesAStreamedBodyPieceByPiece() async throws {
+        let server = try HTTPServer(configuration: .init(port: 0)) { _ in
+            HTTPResponse(status: 200, stream: AsyncStream { c in
+                Task {
+                    for i in 0..<3 { c.yield(Array("event \(i)\n".utf8)); try? await Task.sleep(for: .milliseconds(20)) }
+                    c.finish()
+                }
+            })
+        }
+        try await server.start()
+        let pieces = Mutex<[String]>([])
+        let client = HTTP1Client(host: "127.0.0.1", port: server.port)
+        let head = try await client.stream(HTTPRequest(method: "GET", target: "/events")) { bytes in
+            pieces.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) }
+        }
+        #expect(head.status == 200)
+        #expect(pieces.withLock { $0.joined() } == "event 0\nevent 1\nevent 2\n")
+        #expect(pieces.withLock { $0.count } >= 2, "pieces arrived separately")
         await server.stop()
     }
 }

@@ -38,6 +38,8 @@ extension JSONValue {
 struct JSONParser {
     /// Deepest array/object nesting accepted.
     static let maximumDepth = 256
+    /// Objects with this many members get a hash index for duplicate-key detection.
+    static let indexThreshold = 16
 
     private let input: UnsafeBufferPointer<UInt8>
     private var position = 0
@@ -77,6 +79,7 @@ struct JSONParser {
         try enterContainer()
         position += 1  // {
         var object = JSONObject()
+        var index: [String: Int]?
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             position += 1
@@ -96,8 +99,20 @@ struct JSONParser {
             position += 1
             skipWhitespace()
             let value = try parseValue()
-            if object.contains(key) {
-                object[key] = value
+            // Repeated keys are looked up linearly in small objects; large ones get an index so
+            // a hostile document with thousands of keys stays linear.
+            if object.count >= Self.indexThreshold && index == nil {
+                index = Dictionary(object.keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+            }
+            if index != nil {
+                if let existing = index?[key] {
+                    object.replaceValue(at: existing, with: value)
+                } else {
+                    index?[key] = object.count
+                    object.appendUnchecked(key, value)
+                }
+            } else if let existing = object.keys.firstIndex(of: key) {
+                object.replaceValue(at: existing, with: value)
             } else {
                 object.appendUnchecked(key, value)
             }

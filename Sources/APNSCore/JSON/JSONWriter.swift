@@ -15,15 +15,16 @@ struct JSONWriter {
     // MARK: Scalars
 
     mutating func writeNull() {
-        bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])  // null
+        writeStatic("null")
     }
 
     mutating func writeBool(_ value: Bool) {
-        if value {
-            bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65])  // true
-        } else {
-            bytes.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])  // false
-        }
+        writeStatic(value ? "true" : "false")
+    }
+
+    /// Appends constant ASCII text without building an intermediate array.
+    private mutating func writeStatic(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     mutating func writeInt(_ value: Int) {
@@ -88,9 +89,14 @@ struct JSONWriter {
         case 0x0D: bytes.append(0x72)  // \r
         case 0x09: bytes.append(0x74)  // \t
         default:
-            let hex: [UInt8] = Array("0123456789abcdef".utf8)
-            bytes.append(contentsOf: [0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+            writeStatic("u00")
+            bytes.append(Self.hexDigit(byte >> 4))
+            bytes.append(Self.hexDigit(byte & 0x0F))
         }
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? nibble + 0x30 : nibble - 10 + 0x61
     }
 
     // MARK: Structure
@@ -118,7 +124,7 @@ struct JSONWriter {
             bytes.append(0x2C)
         }
         bytes.append(0x22)
-        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        writeStatic(key)
         bytes.append(0x22)
         bytes.append(0x3A)
     }

@@ -86,7 +86,7 @@ public enum APNSResponse {
         if status == 200 {
             return .success(
                 APNSSuccess(
-                    apnsID: parsedID ?? requestAPNSID ?? UUID(),
+                    apnsID: parsedID ?? requestAPNSID ?? UUID.random(),
                     apnsUniqueID: apnsUniqueID.flatMap(UUID.init(uuidString:))))
         }
         let errorBody = try? APNSErrorBody(jsonBytes: body)

@@ -1,0 +1,130 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Downloads the media a push points to (an image, a sound, a video) for a notification service
+/// extension, within a time budget, into a file whose extension tells the system what it is.
+///
+/// Any failure (no URL in the payload, an HTTP error, a type notifications cannot show, the budget
+/// running out) leaves the notification as it came: ``downloadAttachment(for:)`` returns nil and the
+/// extension delivers the unmodified content.
+public struct AttachmentDownloader: Sendable {
+    /// The key holding the media URL, looked up like ``PushNotification/value(at:)`` (top level first,
+    /// then inside `aps`), e.g. "my-attachment".
+    public var payloadKey: String
+    /// The longest the download may take, in seconds. A service extension has about 30 s in all.
+    public var timeBudget: TimeInterval
+    /// Where downloaded files are written.
+    public var directory: URL
+
+    public init(payloadKey: String = "attachment-url", timeBudget: TimeInterval = 25,
+                directory: URL = FileManager.default.temporaryDirectory) {
+        self.payloadKey = payloadKey
+        self.timeBudget = timeBudget
+        self.directory = directory
+    }
+
+    /// The attachment URL the push carries under ``payloadKey``, if it is an http(s) URL.
+    public func attachmentURL(in notification: PushNotification) -> URL? {
+        guard let text = notification.value(at: payloadKey)?.stringValue?.trimmingCharacters(in: .whitespaces),
+              let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+              scheme == "https" || scheme == "http" else { return nil }
+        return url
+    }
+
+    /// Downloads the push's attachment, or returns nil when there is none or it cannot be had in time.
+    public func downloadAttachment(for notification: PushNotification) async -> DownloadedAttachment? {
+        guard let url = attachmentURL(in: notification) else { return nil }
+        return try? await download(from: url)
+    }
+
+    /// Downloads `url` into a new file in ``directory``.
+    /// - Throws: ``AttachmentError``.
+    public func download(from url: URL) async throws -> DownloadedAttachment {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeBudget
+        configuration.timeoutIntervalForResource = timeBudget
+        let session = URLSession(configuration: configuration)
+        defer { session.finishTasksAndInvalidate() }
+        let outcome = FirstOutcome<DownloadedAttachment>()
+        let budget = timeBudget
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                outcome.wait(with: continuation)
+                let task = session.downloadTask(with: URLRequest(url: url, timeoutInterval: budget)) { location, response, error in
+                    // The system deletes `location` when this handler returns: the file must move now.
+                    outcome.settle { self.keep(location: location, response: response, error: error, from: url) }
+                }
+                outcome.onSettled { task.cancel() }
+                task.resume()
+                DispatchQueue.global().asyncAfter(deadline: .now() + budget) {
+                    outcome.settle { .failure(AttachmentError.timedOut(seconds: budget)) }
+                }
+            }
+        } onCancel: {
+            outcome.settle { .failure(CancellationError()) }
+        }
+    }
+
+    private func keep(location: URL?, response: URLResponse?, error: (any Error)?, from url: URL) -> Result<DownloadedAttachment, any Error> {
+        if let error {
+            if let urlError = error as? URLError, urlError.code == .timedOut {
+                return .failure(AttachmentError.timedOut(seconds: timeBudget))
+            }
+            return .failure(AttachmentError.transport(error.localizedDescription))
+        }
+        guard let http = response as? HTTPURLResponse, let location else {
+            return .failure(AttachmentError.transport("no HTTP response"))
+        }
+        guard (200..<300).contains(http.statusCode) else {
+            return .failure(AttachmentError.httpStatus(http.statusCode))
+        }
+        let contentType = http.value(forHTTPHeaderField: "Content-Type")
+        guard let fileExtension = MediaType.fileExtension(forContentType: contentType)
+                ?? MediaType.fileExtension(forPathExtension: url.pathExtension) else {
+            return .failure(AttachmentError.unsupportedMediaType(contentType: contentType, url: url))
+        }
+        do {
+            let size = (try FileManager.default.attributesOfItem(atPath: location.path)[.size] as? NSNumber)?.intValue ?? 0
+            guard size > 0 else { return .failure(AttachmentError.emptyBody) }
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let file = directory.appendingPathComponent("herald-\(UUID().uuidString).\(fileExtension)")
+            try FileManager.default.moveItem(at: location, to: file)
+            return .success(DownloadedAttachment(fileURL: file, contentType: contentType, sourceURL: url))
+        } catch {
+            return .failure(AttachmentError.storage(error.localizedDescription))
+        }
+    }
+}
+
+/// A downloaded attachment, ready for `UNNotificationAttachment(identifier:url:options:)`.
+public struct DownloadedAttachment: Sendable, Equatable {
+    /// The file, named with the media's extension.
+    public var fileURL: URL
+    /// The Content-Type the server sent.
+    public var contentType: String?
+    /// Where it was downloaded from.
+    public var sourceURL: URL
+}
+
+/// Why an attachment could not be downloaded.
+public enum AttachmentError: Error, Sendable, Equatable, CustomStringConvertible {
+    case httpStatus(Int)
+    case timedOut(seconds: TimeInterval)
+    case unsupportedMediaType(contentType: String?, url: URL)
+    case emptyBody
+    case transport(String)
+    case storage(String)
+
+    public var description: String {
+        switch self {
+        case .httpStatus(let status): return "the attachment server answered \(status); check the URL in the payload"
+        case .timedOut(let seconds): return "the attachment did not arrive within \(seconds) s; send smaller media or raise timeBudget"
+        case .unsupportedMediaType(let type, let url): return "\(url) is not an image, audio or video file (Content-Type \(type ?? "none")); give the URL a media extension or serve a media Content-Type"
+        case .emptyBody: return "the attachment is empty"
+        case .transport(let reason): return "the attachment could not be downloaded: \(reason)"
+        case .storage(let reason): return "the attachment could not be saved: \(reason)"
+        }
+    }
+}

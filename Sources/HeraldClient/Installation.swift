@@ -1,0 +1,63 @@
+import Foundation
+
+/// An installation as the Herald server returns it: one app on one device.
+public struct Installation: Sendable, Equatable, Decodable {
+    /// The server's id for the installation.
+    public var id: String
+    /// The client-generated id (``HeraldClient/installationId``).
+    public var installationId: String
+    public var deviceToken: String?
+    public var environment: PushEnvironment?
+    public var topic: String?
+    public var tags: [String]
+    public var alias: String?
+    public var userId: String?
+    public var locale: String?
+    public var timeZone: String?
+    public var badge: Int?
+    public var appVersion: String?
+    public var osVersion: String?
+    public var deviceModel: String?
+    public var properties: [String: JSONValue]?
+    /// False once the server stopped pushing to the token (APNs said it is no longer valid).
+    public var active: Bool
+    public var createdAt: Date?
+    public var updatedAt: Date?
+
+    private enum CodingKeys: String, CodingKey {
+        case id, installationId, deviceToken, environment, topic, tags, alias, userId, locale, timeZone, badge
+        case appVersion, osVersion, deviceModel, properties, active, createdAt, updatedAt
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        installationId = try c.decode(String.self, forKey: .installationId)
+        deviceToken = try c.decodeIfPresent(String.self, forKey: .deviceToken)
+        environment = try? c.decodeIfPresent(PushEnvironment.self, forKey: .environment)
+        topic = try c.decodeIfPresent(String.self, forKey: .topic)
+        tags = try c.decodeIfPresent([String].self, forKey: .tags) ?? []
+        alias = try c.decodeIfPresent(String.self, forKey: .alias)
+        userId = try c.decodeIfPresent(String.self, forKey: .userId)
+        locale = try c.decodeIfPresent(String.self, forKey: .locale)
+        timeZone = try c.decodeIfPresent(String.self, forKey: .timeZone)
+        badge = try c.decodeIfPresent(JSONValue.self, forKey: .badge)?.intValue
+        appVersion = try c.decodeIfPresent(String.self, forKey: .appVersion)
+        osVersion = try c.decodeIfPresent(String.self, forKey: .osVersion)
+        deviceModel = try c.decodeIfPresent(String.self, forKey: .deviceModel)
+        properties = try c.decodeIfPresent([String: JSONValue].self, forKey: .properties)
+        active = try c.decodeIfPresent(JSONValue.self, forKey: .active)?.boolValue ?? true
+        createdAt = Installation.date(try c.decodeIfPresent(String.self, forKey: .createdAt))
+        updatedAt = Installation.date(try c.decodeIfPresent(String.self, forKey: .updatedAt))
+    }
+
+    /// ISO 8601, with or without fractional seconds.
+    static func date(_ text: String?) -> Date? {
+        guard let text else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// How HeraldClient retries a request that failed for a reason that may pass: no network, a refused
+/// connection, a timeout, a 5xx, or a 429.
+///
+/// Delays grow exponentially from ``initialDelay`` up to ``maxDelay``. A `Retry-After` header replaces
+/// the computed delay; one longer than ``maxRetryAfter`` ends the attempts with
+/// ``HeraldClientError/rateLimited(retryAfter:)`` instead of keeping the app waiting.
+public struct RetryPolicy: Sendable, Equatable {
+    /// Attempts in total, the first one included (1 means no retry).
+    public var maxAttempts: Int
+    /// The delay before the second attempt, in seconds.
+    public var initialDelay: TimeInterval
+    /// The longest computed delay, in seconds.
+    public var maxDelay: TimeInterval
+    /// The factor applied to the delay after each failed attempt.
+    public var multiplier: Double
+    /// The longest `Retry-After` the client honours by sleeping, in seconds.
+    public var maxRetryAfter: TimeInterval
+
+    public init(maxAttempts: Int = 5, initialDelay: TimeInterval = 1, maxDelay: TimeInterval = 60,
+                multiplier: Double = 2, maxRetryAfter: TimeInterval = 300) {
+        self.maxAttempts = max(1, maxAttempts)
+        self.initialDelay = initialDelay
+        self.maxDelay = maxDelay
+        self.multiplier = multiplier
+        self.maxRetryAfter = maxRetryAfter
+    }
+
+    /// Five attempts, 1 s doubling to 60 s.
+    public static let `default` = RetryPolicy()
+
+    /// One attempt only.
+    public static let never = RetryPolicy(maxAttempts: 1)
+
+    /// The delay after failed attempt number `attempt` (1-based).
+    public func delay(afterAttempt attempt: Int) -> TimeInterval {
+        min(maxDelay, initialDelay * pow(multiplier, Double(max(0, attempt - 1))))
+    }
+}

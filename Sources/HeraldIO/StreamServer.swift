@@ -1,0 +1,70 @@
+import Foundation
+import Synchronization
+
+/// Accepts TCP connections (optionally TLS) and gives each to a delegate made for it. The HTTP/1.1,
+/// HTTP/2 and raw binary servers are all built on it.
+public final class StreamServer: @unchecked Sendable {
+    public let tls: TLSContext?
+    private let group: EventLoopGroup
+    private let host: String
+    private let requestedPort: Int
+    private let makeDelegate: @Sendable (_ remote: String, _ loop: EventLoop) -> ConnectionDelegate
+    private var listener: TCPListener?
+    private let live = Mutex<[ObjectIdentifier: StreamConnection]>([:])
+
+    /// `makeDelegate` runs on the loop that will own the connection.
+    public init(host: String, port: Int, tls: TLSServerConfiguration?, group: EventLoopGroup = .shared,
+                makeDelegate: @escaping @Sendable (_ remote: String, _ loop: EventLoop) -> ConnectionDelegate) throws {
+        self.host = host
+        self.requestedPort = port
+        self.group = group
+        self.tls = try tls.map { try TLSContext(server: $0) }
+        self.makeDelegate = makeDelegate
+    }
+
+    /// The bound port (after `start`; useful with port 0).
+    public var port: Int { listener?.port ?? 0 }
+
+    public func start() async throws {
+        listener = try await TCPListener.start(host: host, port: requestedPort, group: group) { [self] fd, address, loop in
+            loop.execute { [self] in
+                let delegate = makeDelegate(address.description, loop)
+                do {
+                    let conn = try StreamConnection.accepted(fd: fd, remote: address.description, tls: tls, loop: loop,
+                                                             delegate: Tracking(inner: delegate, server: self))
+                    live.withLock { $0[ObjectIdentifier(conn)] = conn }
+                } catch {
+                    close(fd)
+                }
+            }
+        }
+    }
+
+    /// Connections currently open.
+    public var connectionCount: Int { live.withLock { $0.count } }
+
+    /// Stops accepting and closes every open connection.
+    public func stop() async {
+        await listener?.stop()
+        let conns = live.withLock { Array($0.values) }
+        for c in conns { c.loop.execute { c.close() } }
+    }
+
+    fileprivate func forget(_ conn: StreamConnection) {
+        _ = live.withLock { $0.removeValue(forKey: ObjectIdentifier(conn)) }
+    }
+
+    /// Forwards to the real delegate and keeps the server's list of open connections current.
+    private final class Tracking: ConnectionDelegate {
+        let inner: ConnectionDelegate
+        weak var server: StreamServer?
+        init(inner: ConnectionDelegate, server: StreamServer) { self.inner = inner; self.server = server }
+        func streamDidBecomeReady(_ stream: StreamConnection) { inner.streamDidBecomeReady(stream) }
+        func stream(_ stream: StreamConnection, didRead bytes: UnsafeRawBufferPointer) { inner.stream(stream, didRead: bytes) }
+        func streamDidDrain(_ stream: StreamConnection) { inner.streamDidDrain(stream) }
+        func streamDidClose(_ stream: StreamConnection, error: IOError?) {
+            server?.forget(stream)
+            inner.streamDidClose(stream, error: error)
+        }
+    }
+}

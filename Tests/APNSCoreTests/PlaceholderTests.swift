@@ -1,4 +1,0 @@
-import Testing
-@testable import APNSCore
-
-@Test func moduleLoads() {}

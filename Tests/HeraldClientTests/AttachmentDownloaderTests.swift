@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@testable import HeraldClient
+
+@Suite struct AttachmentDownloaderTests {
+
+    func push(_ url: String, key: String = "my-attachment") -> PushNotification {
+        PushNotification(userInfo: ["aps": ["alert": "x", "mutable-content": 1], key: url])
+    }
+
+    @Test func downloadsIntoAFileNamedByTheContentType() async throws {
+        let server = try TestHTTPServer(fallback: { _ in .respond(status: 200, body: "png-bytes", headers: ["Content-Type": "image/png"]) })
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let downloader = AttachmentDownloader(payloadKey: "my-attachment", timeBudget: 5, directory: directory.url)
+
+        let file = try #require(await downloader.downloadAttachment(for: push("\(server.baseURL)/media/12345")))
+
+        #expect(file.fileURL.pathExtension == "png")
+        #expect(file.fileURL.path.hasPrefix(directory.url.path))
+        #expect(try Data(contentsOf: file.fileURL) == Data("png-bytes".utf8))
+        #expect(file.contentType == "image/png")
+        #expect(server.requests.first?.path == "/media/12345")
+    }
+
+    @Test func theURLPathExtensionIsUsedWhenTheContentTypeSaysNothing() async throws {
+        let server = try TestHTTPServer(fallback: { _ in .respond(status: 200, body: "gif", headers: ["Content-Type": "application/octet-stream"]) })
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let downloader = AttachmentDownloader(payloadKey: "my-attachment", timeBudget: 5, directory: directory.url)
+        let file = try await downloader.download(from: URL(string: "\(server.baseURL)/003/hello.GIF")!)
+        #expect(file.fileURL.pathExtension == "gif")
+    }
+
+    @Test func aSlowServerRunsOutTheBudgetAndGivesNoAttachment() async throws {
+        let server = try TestHTTPServer(fallback: { _ in .respond(status: 200, body: "late", headers: ["Content-Type": "image/jpeg"], delay: 3) })
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let downloader = AttachmentDownloader(payloadKey: "my-attachment", timeBudget: 0.3, directory: directory.url)
+        let started = Date()
+
+        await #expect(throws: AttachmentError.timedOut(seconds: 0.3)) {
+            try await downloader.download(from: URL(string: "\(server.baseURL)/slow.jpg")!)
+        }
+        #expect(await downloader.downloadAttachment(for: push("\(server.baseURL)/slow.jpg")) == nil)
+
+        #expect(Date().timeIntervalSince(started) < 2.5)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
+    }
+
+    @Test func aMissingFileGivesNoAttachment() async throws {
+        let server = try TestHTTPServer(fallback: { _ in .respond(status: 404, body: "nope") })
+        defer { server.stop() }
+        let downloader = AttachmentDownloader(payloadKey: "my-attachment", timeBudget: 5)
+        await #expect(throws: AttachmentError.httpStatus(404)) {
+            try await downloader.download(from: URL(string: "\(server.baseURL)/gone.jpg")!)
+        }
+        #expect(await downloader.downloadAttachment(for: push("\(server.baseURL)/gone.jpg")) == nil)
+    }
+
+    @Test func somethingThatIsNotMediaGivesNoAttachment() async throws {
+        let server = try TestHTTPServer(fallback: { _ in .respond(status: 200, body: "<html>", headers: ["Content-Type": "text/html"]) })
+        defer { server.stop() }
+        let downloader = AttachmentDownloader(payloadKey: "my-attachment", timeBudget: 5)
+        await #expect(throws: AttachmentError.self) {
+            try await downloader.download(from: URL(string: "\(server.baseURL)/page")!)
+        }
+    }
+
+    @Test func anUnreachableHostGivesNoAttachment() async throws {
+        let server = try TestHTTPServer(listening: false)
+        defer { server.stop() }
+        let downloader = AttachmentDownloader(payloadKey: "my-attachment", timeBudget: 5)
+        #expect(await downloader.downloadAttachment(for: push("\(server.baseURL)/a.jpg")) == nil)
+    }
+
+    @Test func theURLIsTakenFromTheConfiguredKeyOnlyAndMustBeHTTP() {
+        let downloader = AttachmentDownloader(payloadKey: "my-attachment")
+        #expect(downloader.attachmentURL(in: push("https://cdn.example.com/a.jpg"))?.host == "cdn.example.com")
+        #expect(downloader.attachmentURL(in: push("https://cdn.example.com/a.jpg", key: "other")) == nil)
+        #expect(downloader.attachmentURL(in: push("file:///etc/passwd")) == nil)
+        #expect(downloader.attachmentURL(in: push("not a url")) == nil)
+        let nested = PushNotification(userInfo: ["aps": ["alert": "x", "my-attachment": "https://cdn.example.com/b.png"]])
+        #expect(downloader.attachmentURL(in: nested)?.lastPathComponent == "b.png")
+    }
+}

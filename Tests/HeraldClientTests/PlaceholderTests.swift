@@ -1,4 +1,0 @@
-import Testing
-@testable import HeraldClient
-
-@Test func moduleLoads() {}
