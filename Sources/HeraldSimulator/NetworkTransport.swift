@@ -65,11 +65,11 @@ public final class NetworkTransport: SimulatorTransport {
     }
 
     /// Client certificates are requested, never required (none = token auth); the simulator judges them.
-    /// The handshake delay is read when the listener starts.
+    /// The handshake delay is asked at each handshake, so `PUT /faults` changes it at once.
     static func serverConfiguration(_ tls: SimulatorTLS) -> TLSServerConfiguration {
-        let delay = tls.handshakeDelayMilliseconds()
+        let delay = tls.handshakeDelayMilliseconds
         return TLSServerConfiguration(identity: tls.identity, requestClientCertificate: true, alpnH2: true,
-                                      handshakeDelay: delay > 0 ? .milliseconds(delay) : nil)
+                                      handshakeDelay: { .milliseconds(delay()) })
     }
 }
 

@@ -117,6 +117,20 @@ struct LiveTests {
         await live.stop()
     }
 
+    @Test func slowTLSHandshakeIsConfigurableAtRunTime() async throws {
+        let live = try await Self.start()
+        var faults = FaultConfiguration()
+        faults.tlsHandshakeDelayMilliseconds = 300
+        try live.simulator.setFaults(faults)
+        let cert = try live.simulator.issueClientCertificate(bundleID: "com.example.app", environments: [.sandbox])
+        let client = try live.client(.certificate(cert))
+        defer { client.shutdown() }
+        let started = ContinuousClock.now
+        _ = try await client.send(notification(live.token))
+        #expect(ContinuousClock.now - started >= .milliseconds(300))
+        await live.stop()
+    }
+
     @Test func openedReportsAreForwardedToTheCallbackURL() async throws {
         let received = TestBox<[String]>([])
         let receiver = try HTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) { request in
