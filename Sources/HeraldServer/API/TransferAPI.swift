@@ -1,0 +1,141 @@
+import Foundation
+import HeraldHTTP
+import HeraldStore
+
+/// Bulk import and export of installations, as JSON lines (one installation object per line, the same
+/// shape the API returns) or CSV (one column per field; tags space-separated; properties as JSON text).
+/// Export streams page by page; import commits in batches of `batchSize` per transaction. An export
+/// imports back unchanged into another app or server.
+struct TransferAPI {
+    let env: ServiceEnvironment
+    static let batchSize = 2_000
+    static let csvColumns = ["installationId", "deviceToken", "environment", "topic", "tags", "alias", "userId", "locale", "timeZone",
+                             "badge", "appVersion", "osVersion", "deviceModel", "properties", "active"]
+
+    var routes: [Route] {
+        [
+            Route("POST", "/v1/installations/import", .master, "Import installations from JSON lines or CSV (?format=jsonl|csv); valid lines are stored, invalid ones reported.",
+                  maxBodyBytes: env.configuration.importMaxBodyBytes, handler: importInstallations),
+            Route("GET", "/v1/installations/export", .master, "Export all installations as JSON lines or CSV (?format=jsonl|csv), streamed.", handler: export),
+        ]
+    }
+
+    enum Format: String { case jsonl, csv }
+
+    func format(_ ctx: RequestContext) throws -> Format {
+        if let f = ctx.query("format") {
+            guard let format = Format(rawValue: f) else {
+                throw APIError(status: 400, code: "invalid_query", message: "format must be jsonl or csv.", field: "format")
+            }
+            return format
+        }
+        return (ctx.request.headers["content-type"] ?? "").contains("csv") ? .csv : .jsonl
+    }
+
+    func importInstallations(_ ctx: RequestContext) async throws -> HTTPResponse {
+        let appID = try ctx.appID
+        let format = try format(ctx)
+        var errors: [JSON] = []
+        var failed = 0, created = 0, updated = 0
+        var batch: [InstallationDraft] = []
+        func reject(_ line: Int, _ error: APIError) {
+            failed += 1
+            if errors.count < 100 { errors.append(["line": .int(line), "field": .optional(error.field), "message": .string(error.message)]) }
+        }
+        func flush() async throws {
+            guard !batch.isEmpty else { return }
+            let ids = batch.map { _ in env.newID() }
+            let result = try await env.store.importInstallations(appID: appID, drafts: batch, newIDs: ids, now: ctx.now)
+            created += result.created
+            updated += result.updated
+            batch.removeAll(keepingCapacity: true)
+        }
+        func add(_ line: Int, _ object: [String: JSON]) {
+            do {
+                var object = object
+                object.removeValue(forKey: "active")   // exported state; activity follows the token
+                let draft = try InstallationInput.parse(BodyReader(object))
+                guard draft.installationID != nil || draft.deviceToken != nil else { throw APIError.missing("installationId") }
+                batch.append(draft)
+            } catch let e as APIError { reject(line, e) } catch { reject(line, .badRequest("\(error)")) }
+        }
+
+        switch format {
+        case .jsonl:
+            var lineNumber = 0
+            var startIndex = 0
+            let body = ctx.request.body
+            while startIndex < body.count {
+                let end = body[startIndex...].firstIndex(of: 0x0A) ?? body.count
+                lineNumber += 1
+                let line = Array(body[startIndex..<end])
+                startIndex = end + 1
+                if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
+                do {
+                    guard let object = try JSON(parsing: line).objectValue else { throw APIError.badRequest("line is not a JSON object") }
+                    add(lineNumber, object)
+                } catch let e as APIError { reject(lineNumber, e) } catch { reject(lineNumber, .badRequest("invalid JSON: \(error)")) }
+                if batch.count >= Self.batchSize { try await flush() }
+            }
+        case .csv:
+            var reader = CSV.Reader(ctx.request.body)
+            guard let header = reader.next()?.fields, header.contains("installationId") || header.contains("deviceToken") else {
+                throw APIError(status: 422, code: "invalid_csv", message: "The first CSV line must be a header naming installationId and/or deviceToken; columns: \(Self.csvColumns.joined(separator: ",")).")
+            }
+            while let (line, fields) = reader.next() {
+                var object: [String: JSON] = [:]
+                for (name, value) in zip(header, fields) where !value.isEmpty {
+                    switch name {
+                    case "tags": object[name] = .array(value.split(separator: " ").map { .string(String($0)) })
+                    case "badge": object[name] = Int(value).map(JSON.int) ?? .string(value)
+                    case "properties": object[name] = (try? JSON(parsing: value)) ?? .string(value)
+                    default: object[name] = .string(value)
+                    }
+                }
+                add(line, object)
+                if batch.count >= Self.batchSize { try await flush() }
+            }
+        }
+        try await flush()
+        return .json(200, ["created": .int(created), "updated": .int(updated), "failed": .int(failed), "errors": .array(errors)])
+    }
+
+    func export(_ ctx: RequestContext) async throws -> HTTPResponse {
+        let appID = try ctx.appID
+        let format = try format(ctx)
+        let store = env.store
+        let (stream, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .bufferingOldest(4))
+        let producer = Task {
+            if format == .csv { continuation.yield(Array(CSV.line(Self.csvColumns).utf8)) }
+            var after: Int64 = 0
+            do {
+                while !Task.isCancelled {
+                    let page = try await store.installations(appID: appID, query: InstallationQuery(afterSeq: after, limit: 1_000))
+                    var chunk = ""
+                    for r in page {
+                        switch format {
+                        case .jsonl: chunk += InstallationInput.json(r).encoded + "\n"
+                        case .csv: chunk += CSV.line(Self.csvRow(r))
+                        }
+                    }
+                    if !chunk.isEmpty { continuation.yield(Array(chunk.utf8)) }
+                    guard page.count == 1_000, let last = page.last else { break }
+                    after = last.seq
+                }
+            } catch {
+                // The status line is gone already; end the body so the client sees a short export.
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in producer.cancel() }
+        let type = format == .csv ? "text/csv; charset=utf-8" : "application/x-ndjson"
+        return HTTPResponse(status: 200, headers: ["content-type": type, "content-disposition": "attachment; filename=\"installations.\(format.rawValue)\""],
+                            stream: stream)
+    }
+
+    static func csvRow(_ r: InstallationRecord) -> [String] {
+        [r.installationID, r.deviceToken ?? "", r.environment, r.topic ?? "", r.tags.joined(separator: " "), r.alias ?? "", r.userID ?? "",
+         r.locale ?? "", r.timeZone ?? "", String(r.badge), r.appVersion ?? "", r.osVersion ?? "", r.deviceModel ?? "",
+         r.properties == "{}" ? "" : r.properties, r.active ? "true" : "false"]
+    }
+}

@@ -1,0 +1,352 @@
+import Foundation
+import Synchronization
+import HeraldStore
+
+/// The durable delivery pipeline: promotes scheduled pushes, fans audiences out into delivery rows in
+/// batches, claims due deliveries (one batch per push per round, so pushes share fairly), hands them to the
+/// `PushTransport`, and records outcomes (sent, failed, retired, retried with backoff, requeued on
+/// credential failure). Everything it knows is in the store, so a restart resumes where it stopped.
+public final class DeliveryEngine: Sendable {
+    let env: ServiceEnvironment
+    let transport: any PushTransport
+    private let backoff: Backoff
+
+    private struct State {
+        var plans: [String: PushPlan] = [:]
+        var credentials: [String: (version: Date, bundle: CredentialBundle)] = [:]
+        var buckets: [String: (tokens: Double, updated: Date)] = [:]
+        var rotation = 0
+        var loop: Task<Void, Never>?
+        var stopping = false
+        var waiter: CheckedContinuation<Void, Never>?
+        var woken = false
+        var lastPurge: Date?
+    }
+    private let state = Mutex(State())
+
+    init(env: ServiceEnvironment, transport: any PushTransport) {
+        self.env = env
+        self.transport = transport
+        backoff = Backoff(base: env.configuration.retryBase, cap: env.configuration.retryCap)
+    }
+
+    // MARK: - Background loop
+
+    func startLoop() {
+        let task = Task { [self] in
+            while !state.withLock({ $0.stopping }) {
+                let worked = (try? await runOnce()) ?? false
+                if !worked { await idle(seconds: env.configuration.pollInterval) }
+            }
+        }
+        state.withLock { $0.loop = task }
+    }
+
+    /// Stops claiming new work, waits (up to the grace period) for batches in flight, then returns any
+    /// delivery still claimed to the queue.
+    func stop() async {
+        let task = state.withLock { s -> Task<Void, Never>? in
+            s.stopping = true
+            return s.loop
+        }
+        wake()
+        if let task {
+            // Wait for the round in flight, but never longer than the grace period: a hung transport call
+            // must not hold shutdown. Its deliveries are released below and go out after the restart.
+            let grace = env.configuration.shutdownGrace
+            let once = ResumeOnce()
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                once.set(c)
+                Task { await task.value; once.resume() }
+                Task { try? await Task.sleep(for: .seconds(grace)); once.resume() }
+            }
+        }
+        _ = try? await env.store.releaseInFlight()
+    }
+
+    /// Wakes the loop at once (a push was accepted).
+    public func wake() {
+        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            let w = s.waiter
+            s.waiter = nil
+            if w == nil { s.woken = true }
+            return w
+        }
+        waiter?.resume()
+    }
+
+    private func idle(seconds: Double) async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { s -> Bool in
+                if s.woken || s.stopping { s.woken = false; return true }
+                s.waiter = c
+                return false
+            }
+            if resumeNow { c.resume(); return }
+            Task { [self] in
+                try? await Task.sleep(for: .seconds(seconds))
+                let w = state.withLock { s -> CheckedContinuation<Void, Never>? in
+                    let w = s.waiter; s.waiter = nil; return w
+                }
+                w?.resume()
+            }
+        }
+    }
+
+    // MARK: - One round
+
+    /// Runs rounds until nothing is due now. Tests and `herald` tools drive the engine with this.
+    @discardableResult
+    public func runUntilIdle(maxRounds: Int = 100_000) async throws -> Int {
+        var rounds = 0
+        while rounds < maxRounds, try await runOnce() { rounds += 1 }
+        return rounds
+    }
+
+    /// One round: promote, fan out one page per push, dispatch one batch per push, finish. Returns whether
+    /// anything happened.
+    public func runOnce() async throws -> Bool {
+        let now = env.clock.now()
+        var worked = try await env.store.promoteScheduled(now: now) > 0
+        try await purgeIfDue(now: now)
+        let active = try await env.store.activePushes()
+        dropFinishedPlans(active: Set(active.map(\.id)))
+        guard !active.isEmpty else { return worked }
+        var apps: [String: AppRecord] = [:]
+        for id in Set(active.map(\.appID)) { apps[id] = try await env.store.app(id: id) }
+
+        var plans: [PushPlan] = []
+        for push in active {
+            guard let app = apps[push.appID] else { continue }
+            guard let plan = try await plan(for: push, app: app) else { worked = true; continue }
+            plans.append(plan)
+            if !push.fanoutDone {
+                let progress = try await env.store.fanOut(pushID: push.id, selector: plan.spec.selector, badge: plan.spec.content.badge?.change,
+                                                          limit: env.configuration.fanOutBatchSize, now: now) { [plan] members in
+                    plan.plan(members, now: now)
+                }
+                env.metrics.increment("herald_fanout_deliveries_total", by: Double(progress.planned))
+                worked = true
+            }
+        }
+
+        // Fair sharing: every push gets at most one batch per round, starting at a rotating offset.
+        let offset = state.withLock { s -> Int in s.rotation += 1; return s.rotation }
+        let concurrency = max(1, env.configuration.dispatchConcurrency)
+        // With fewer pushes than transport slots, a push may use several slots (claims never overlap).
+        let perPush = plans.isEmpty ? 0 : max(1, concurrency / plans.count)
+        let ordered = plans.isEmpty ? [] : (0..<plans.count).flatMap { i in Array(repeating: plans[(i + offset) % plans.count], count: perPush) }
+        var index = 0
+        while index < ordered.count {
+            let chunk = ordered[index..<min(index + concurrency, ordered.count)]
+            index += concurrency
+            let results = await withTaskGroup(of: Bool.self) { group -> [Bool] in
+                for plan in chunk {
+                    guard let app = apps[plan.push.appID], app.pausedReason == nil else { continue }
+                    group.addTask { [self] in (try? await dispatch(plan, app: app)) ?? false }
+                }
+                var out: [Bool] = []
+                for await r in group { out.append(r) }
+                return out
+            }
+            if results.contains(true) { worked = true }
+        }
+
+        for push in active where try await env.store.finishIfComplete(pushID: push.id, now: env.clock.now()) {
+            worked = true
+        }
+        return worked
+    }
+
+    /// Deletes finished pushes older than the retention, at most once an hour and in bounded steps.
+    private func purgeIfDue(now: Date) async throws {
+        let due = state.withLock { s -> Bool in
+            guard s.lastPurge.map({ now.timeIntervalSince($0) >= 3600 }) ?? true else { return false }
+            s.lastPurge = now
+            return true
+        }
+        guard due else { return }
+        let before = now.addingTimeInterval(-env.configuration.retentionDays * 86_400)
+        while try await env.store.purgeFinishedPushes(before: before, limit: 50) == 50 {}
+    }
+
+    private func dropFinishedPlans(active: Set<String>) {
+        state.withLock { s in s.plans = s.plans.filter { active.contains($0.key) } }
+    }
+
+    /// The parsed plan of a push; nil (and the push marked failed) when its stored request no longer parses
+    /// or it has no topic.
+    private func plan(for push: PushRecord, app: AppRecord) async throws -> PushPlan? {
+        if let cached = state.withLock({ $0.plans[push.id] }) { return cached }
+        do {
+            guard let object = try JSON(parsing: push.request).objectValue else { throw APIError.badRequest("stored request is not an object") }
+            let spec = try PushSpec.parse(object, now: push.createdAt, checkTimes: false)
+            guard let topic = spec.topic ?? app.topic else { throw APIError.missing("options.topic") }
+            let plan = PushPlan(push: push, spec: spec, topic: PushPlan.topic(topic, pushType: spec.pushType),
+                                defaultTimeZone: TimeZone(identifier: app.defaultTimeZone) ?? .gmt)
+            state.withLock { $0.plans[push.id] = plan }
+            return plan
+        } catch {
+            try await env.store.failPush(id: push.id, code: "invalid_request", message: "\(error)", now: env.clock.now())
+            return nil
+        }
+    }
+
+    // MARK: - Dispatch
+
+    /// Reserves the tokens available now for a push (its own limit and its app's), capped at the batch
+    /// size. Reserving (not just reading) keeps parallel batches of one push within the limit.
+    private func reserve(_ plan: PushPlan, app: AppRecord, now: Date) -> Int {
+        state.withLock { s in
+            var limit = Double(env.configuration.dispatchBatchSize)
+            let keys = [("push:\(plan.push.id)", plan.spec.rateLimit), ("app:\(app.id)", app.rateLimit)]
+            for (key, rate) in keys {
+                guard let rate else { continue }
+                var b = s.buckets[key] ?? (tokens: Double(rate), updated: now)
+                b.tokens = min(Double(rate), b.tokens + max(0, now.timeIntervalSince(b.updated)) * Double(rate))
+                b.updated = now
+                s.buckets[key] = b
+                limit = min(limit, b.tokens.rounded(.down))
+            }
+            let granted = max(0, Int(limit))
+            for (key, rate) in keys where rate != nil { s.buckets[key]!.tokens -= Double(granted) }
+            return granted
+        }
+    }
+
+    /// Gives back tokens reserved but not used (fewer deliveries were due).
+    private func refund(_ count: Int, _ plan: PushPlan, app: AppRecord) {
+        guard count > 0 else { return }
+        state.withLock { s in
+            for key in ["push:\(plan.push.id)", "app:\(app.id)"] where s.buckets[key] != nil {
+                s.buckets[key]!.tokens += Double(count)
+            }
+        }
+    }
+
+    private func credential(app: AppRecord, environment: String) async throws -> CredentialBundle? {
+        let records = try await env.store.credentials(appID: app.id)
+        guard let record = records.first(where: { $0.environment == environment }) else { return nil }
+        if let cached = state.withLock({ $0.credentials["\(app.id)|\(environment)"] }), cached.version == record.updatedAt {
+            return cached.bundle
+        }
+        let material = try JSON(parsing: try env.crypto.open(record.sealed))
+        guard let credential = CredentialInput.credential(from: material) else { return nil }
+        let bundle = CredentialBundle(appID: app.id, environment: environment, credential: credential, version: record.updatedAt)
+        state.withLock { $0.credentials["\(app.id)|\(environment)"] = (record.updatedAt, bundle) }
+        return bundle
+    }
+
+    /// Claims one batch of the push's due deliveries, sends it, records what happened.
+    private func dispatch(_ plan: PushPlan, app: AppRecord) async throws -> Bool {
+        let now = env.clock.now()
+        let allowed = reserve(plan, app: app, now: now)
+        guard allowed > 0 else { return false }
+        let claimed = try await env.store.claimDeliveries(pushID: plan.push.id, limit: allowed, now: now)
+        refund(allowed - claimed.count, plan, app: app)
+        guard !claimed.isEmpty else { return false }
+
+        let deadline = plan.spec.expiration ?? plan.push.createdAt.addingTimeInterval(env.configuration.defaultTTL)
+        var outcomes: [DeliveryOutcome] = []
+        outcomes.reserveCapacity(claimed.count)
+        var byEnvironment: [String: [ClaimedDelivery]] = [:]
+        for d in claimed {
+            if let expiration = plan.spec.expiration, now > expiration {
+                outcomes.append(DeliveryOutcome(deliveryID: d.id, seq: d.seq, deviceToken: d.deviceToken,
+                                                kind: .failed(reason: "Expired", status: nil, retire: false, timestamp: nil)))
+            } else {
+                byEnvironment[d.environment, default: []].append(d)
+            }
+        }
+        var pauseReason: String?
+        for (environment, deliveries) in byEnvironment.sorted(by: { $0.key < $1.key }) {
+            guard let bundle = try await credential(app: app, environment: environment) else {
+                for d in deliveries {
+                    outcomes.append(DeliveryOutcome(deliveryID: d.id, seq: d.seq, deviceToken: d.deviceToken,
+                                                    kind: .failed(reason: "NoCredential", status: nil, retire: false, timestamp: nil)))
+                }
+                continue
+            }
+            if pauseReason != nil {
+                outcomes += deliveries.map { DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .requeue) }
+                continue
+            }
+            let notifications = deliveries.map { d in
+                OutgoingNotification(id: d.id, deviceToken: d.deviceToken,
+                                     apnsID: stableAPNsID(pushID: plan.push.id, installationID: d.installationID, crypto: env.crypto),
+                                     topic: plan.topic, pushType: plan.spec.pushType, priority: plan.spec.priority,
+                                     expiration: plan.spec.expiration, collapseID: plan.spec.collapseID,
+                                     payload: plan.payload(variant: d.variant, badge: d.badge))
+            }
+            env.metrics.increment("herald_transport_batches_total")
+            let results = await transport.deliver(OutgoingBatch(appID: app.id, pushID: plan.push.id, credential: bundle, notifications: notifications))
+            let byID = Dictionary(results.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            let answeredAt = env.clock.now()
+            for (d, n) in zip(deliveries, notifications) {
+                let r = byID[d.id] ?? DeliveryResult(id: d.id, status: nil, reason: "NoResult")
+                outcomes.append(outcome(d, n, r, deadline: deadline, now: answeredAt, pauseReason: &pauseReason))
+            }
+        }
+        if let pauseReason {
+            try await env.store.setAppPaused(id: app.id, reason: pauseReason, at: now)
+        }
+        try await record(outcomes, pushID: plan.push.id)
+        return true
+    }
+
+    /// Records a batch's outcomes, retrying a few times: the notifications are already with APNs, and a
+    /// row left in flight would only be requeued (and sent again) at the next start.
+    private func record(_ outcomes: [DeliveryOutcome], pushID: String) async throws {
+        var attempt = 0
+        while true {
+            do {
+                _ = try await env.store.recordOutcomes(pushID: pushID, outcomes: outcomes, now: env.clock.now())
+                return
+            } catch {
+                attempt += 1
+                if attempt >= 5 { throw error }
+                try? await Task.sleep(for: .milliseconds(100 * attempt))
+            }
+        }
+    }
+
+    private func outcome(_ d: ClaimedDelivery, _ n: OutgoingNotification, _ r: DeliveryResult, deadline: Date, now: Date,
+                         pauseReason: inout String?) -> DeliveryOutcome {
+        let reason = r.reason ?? r.status.map { "HTTP \($0)" } ?? "TransportError"
+        let kind: DeliveryOutcome.Kind
+        switch ReasonPolicy.action(status: r.status, reason: r.reason) {
+        case .sent:
+            kind = .sent(apnsID: n.apnsID, status: 200)
+            env.metrics.increment("herald_deliveries_total", [("result", "sent")])
+        case .retire:
+            kind = .failed(reason: reason, status: r.status, retire: true, timestamp: r.unregisteredAt)
+            env.metrics.increment("herald_deliveries_total", [("result", "failed"), ("reason", reason)])
+            env.metrics.increment("herald_installations_retired_total")
+        case .pauseApp:
+            pauseReason = pauseReason ?? reason
+            kind = .requeue
+            env.metrics.increment("herald_deliveries_total", [("result", "requeued"), ("reason", reason)])
+        case .retry:
+            let wait = max(r.retryAfter ?? 0, backoff.delay(attempt: d.attempts, random: Double.random(in: 0...1)))
+            let at = now.addingTimeInterval(wait)
+            if at > deadline || d.attempts + 1 >= env.configuration.maxAttempts {
+                kind = .failed(reason: reason, status: r.status, retire: false, timestamp: nil)
+                env.metrics.increment("herald_deliveries_total", [("result", "failed"), ("reason", reason)])
+            } else {
+                kind = .retry(at: at, reason: reason, status: r.status)
+                env.metrics.increment("herald_deliveries_total", [("result", "retried"), ("reason", reason)])
+            }
+        case .fail:
+            kind = .failed(reason: reason, status: r.status, retire: false, timestamp: nil)
+            env.metrics.increment("herald_deliveries_total", [("result", "failed"), ("reason", reason)])
+        }
+        return DeliveryOutcome(deliveryID: d.id, seq: d.seq, deviceToken: d.deviceToken, kind: kind)
+    }
+}
+
+/// Resumes a continuation exactly once, whichever caller comes first.
+private final class ResumeOnce: Sendable {
+    private let continuation = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    func set(_ c: CheckedContinuation<Void, Never>) { continuation.withLock { $0 = c } }
+    func resume() { continuation.withLock { c in c?.resume(); c = nil } }
+}

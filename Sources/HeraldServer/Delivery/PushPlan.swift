@@ -1,0 +1,59 @@
+import Foundation
+import Synchronization
+import HeraldStore
+
+/// A push being delivered: its parsed request plus a cache of encoded payloads, one per (variant, badge).
+/// Memory stays bounded by the number of variants, never by the audience.
+final class PushPlan: Sendable {
+    let push: PushRecord
+    let spec: PushSpec
+    let topic: String
+    let defaultTimeZone: TimeZone
+    private let payloads = Mutex<[String: [UInt8]]>([:])
+
+    init(push: PushRecord, spec: PushSpec, topic: String, defaultTimeZone: TimeZone) {
+        self.push = push; self.spec = spec; self.topic = topic; self.defaultTimeZone = defaultTimeZone
+    }
+
+    /// The `apns-topic` for a push type: VoIP and others use suffixed topics.
+    static func topic(_ base: String, pushType: String) -> String {
+        switch pushType {
+        case "voip": base.hasSuffix(".voip") ? base : base + ".voip"
+        case "complication": base + ".complication"
+        case "fileprovider": base + ".pushkit.fileprovider"
+        case "liveactivity": base + ".push-type.liveactivity"
+        case "location": base + ".location-query"
+        case "pushtotalk": base + ".voip-ptt"
+        default: base
+        }
+    }
+
+    func payload(variant: String, badge: Int?) -> [UInt8] {
+        let key = "\(variant)|\(badge.map(String.init) ?? "")"
+        if let cached = payloads.withLock({ $0[key] }) { return cached }
+        let bytes = spec.content.payload(variant: variant, badge: badge, pushID: push.id)
+        payloads.withLock { $0[key] = bytes }
+        return bytes
+    }
+
+    /// Fan-out planning for one page: filters, picks each member's variant and earliest send time.
+    func plan(_ members: [AudienceMember], now: Date) -> [PlannedDelivery] {
+        let base = max(now, spec.sendAt ?? push.createdAt)
+        var zones: [String: TimeZone] = [:]
+        return members.compactMap { m in
+            guard spec.filter.isEmpty || spec.filter.matches(m) else { return nil }
+            var notBefore = base
+            if let local = spec.localTime {
+                let zone: TimeZone
+                if let id = m.timeZone {
+                    if let z = zones[id] { zone = z } else { zone = TimeZone(identifier: id) ?? defaultTimeZone; zones[id] = zone }
+                } else {
+                    zone = defaultTimeZone
+                }
+                notBefore = local.next(after: spec.sendAt ?? push.createdAt, in: zone)
+            }
+            return PlannedDelivery(seq: m.seq, installationID: m.id, deviceToken: m.deviceToken, environment: m.environment,
+                                   variant: spec.content.variant(for: m.locale), notBefore: notBefore)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import HeraldHTTP
+import HeraldStore
+
+/// The middleware chain in front of every route: routing (404/405), body limit (413), authentication
+/// (401), key scope (403), per-caller rate limit (429), then the handler; any error becomes the JSON error
+/// body. Nothing is written to the store before all of these pass.
+final class APIHandler: Sendable {
+    let router: Router
+    let authenticator: KeyAuthenticator
+    let limiter: RateLimiter
+    let metrics: Metrics
+    let clock: any HeraldClock
+    let maxBodyBytes: Int
+
+    init(router: Router, authenticator: KeyAuthenticator, limiter: RateLimiter, metrics: Metrics, clock: any HeraldClock, maxBodyBytes: Int) {
+        self.router = router; self.authenticator = authenticator; self.limiter = limiter
+        self.metrics = metrics; self.clock = clock; self.maxBodyBytes = maxBodyBytes
+    }
+
+    func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        let (response, pattern) = await route(request)
+        metrics.increment("herald_http_requests_total", [("route", pattern), ("status", String(response.status))])
+        return response
+    }
+
+    private func route(_ request: HTTPRequest) async -> (HTTPResponse, String) {
+        let now = clock.now()
+        switch router.match(method: request.method, path: request.path) {
+        case .notFound:
+            return (.error(APIError(status: 404, code: "route_not_found", message: "No route \(request.method) \(request.path); see /openapi.json.")), "unmatched")
+        case .methodNotAllowed(let allowed):
+            var h = HTTPHeaders(); h.set("allow", allowed.joined(separator: ", "))
+            return (.error(APIError(status: 405, code: "method_not_allowed", message: "\(request.method) is not allowed here; use \(allowed.joined(separator: " or ")).."), headers: h), "unmatched")
+        case .found(let route, let params):
+            do {
+                let limit = route.maxBodyBytes ?? maxBodyBytes
+                if request.body.count > limit {
+                    throw APIError(status: 413, code: "body_too_large", message: "The body is \(request.body.count) bytes; this route accepts at most \(limit).")
+                }
+                var principal: Principal?
+                if route.access != .open {
+                    let p = try await authenticator.authenticate(request.headers["authorization"])
+                    try Self.authorize(p, route.access, params)
+                    if let wait = limiter.take(p.role == .client(appID: p.appID ?? "") ? "\(p.keyID)|\(request.remoteAddress)" : p.keyID, now: now) {
+                        var h = HTTPHeaders(); h.set("retry-after", String(Int(wait.rounded(.up))))
+                        return (.error(APIError(status: 429, code: "rate_limited", message: "Too many requests for this key; retry after \(Int(wait.rounded(.up))) s."), headers: h), route.pattern)
+                    }
+                    principal = p
+                }
+                let context = RequestContext(request: request, parameters: params, principal: principal, now: now)
+                return (try await route.handler(context), route.pattern)
+            } catch let error as APIError {
+                return (.error(error), route.pattern)
+            } catch let error as StoreError {
+                switch error {
+                case .notFound: return (.error(.notFound("The resource")), route.pattern)
+                case .conflict(let message): return (.error(.conflict(message)), route.pattern)
+                }
+            } catch {
+                return (.error(APIError(status: 500, code: "internal", message: "Internal error: \(error). The request was not completed; retry, and report it if it persists.")), route.pattern)
+            }
+        }
+    }
+
+    static func authorize(_ p: Principal, _ access: Access, _ params: [String: String]) throws {
+        switch (access, p.role) {
+        case (.open, _), (.admin, .admin), (.appAdmin, .admin), (.master, .master), (.client, .master), (.client, .client):
+            return
+        case (.appAdmin, .master(let appID)) where appID == params["appId"]:
+            return
+        case (.appAdmin, .master):
+            throw APIError.forbidden("This key belongs to another app.")
+        case (.admin, _), (.appAdmin, _):
+            throw APIError.forbidden("This route needs the admin key.")
+        case (.master, .admin), (.client, .admin):
+            throw APIError.forbidden("Admin keys manage apps; use the app's master key for its data.")
+        case (.master, .client):
+            throw APIError.forbidden("Client keys may only register installations, change their tags and report opens; use the master key.")
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import HeraldStore
+
+/// Issues and checks API keys. Secrets are random, shown once, and stored only as SHA-256 hashes; a
+/// lookup hashes the presented key, finds the row by hash and compares the hashes in constant time.
+struct KeyAuthenticator: Sendable {
+    let store: any HeraldStorage
+    let crypto: any ServerCrypto
+
+    /// A new key: the secret to hand out once, and the record to store.
+    func issue(scope: KeyScope, appID: String?, now: Date) -> (secret: String, record: APIKeyRecord) {
+        let prefix: String = switch scope {
+        case .admin: "hk_admin_"
+        case .master: "hk_master_"
+        case .client: "hk_client_"
+        }
+        let secret = prefix + Self.base62(crypto.randomBytes(32))
+        let record = APIKeyRecord(id: "key_" + Self.base62(crypto.randomBytes(9)), appID: appID, scope: scope,
+                                  hash: crypto.sha256(Array(secret.utf8)), hint: String(secret.prefix(prefix.count + 6)),
+                                  createdAt: now)
+        return (secret, record)
+    }
+
+    /// Registers a key chosen by the operator (e.g. `admin.key` from configuration) if it is not stored yet.
+    func adopt(secret: String, scope: KeyScope, now: Date) async throws {
+        let hash = crypto.sha256(Array(secret.utf8))
+        if try await store.key(hash: hash) != nil { return }
+        let id = "key_" + Self.base62(crypto.randomBytes(9))
+        try await store.insertKey(APIKeyRecord(id: id, appID: nil, scope: scope, hash: hash, hint: String(secret.prefix(6)), createdAt: now))
+    }
+
+    func authenticate(_ header: String?) async throws -> Principal {
+        guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { throw APIError.unauthorized }
+        let secret = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        guard !secret.isEmpty, secret.utf8.count <= 200 else { throw APIError.unauthorized }
+        let hash = crypto.sha256(Array(secret.utf8))
+        guard let record = try await store.key(hash: hash), constantTimeEquals(record.hash, hash), record.revokedAt == nil else {
+            throw APIError.unauthorized
+        }
+        switch record.scope {
+        case .admin: return Principal(keyID: record.id, role: .admin)
+        case .master: return Principal(keyID: record.id, role: .master(appID: record.appID ?? ""))
+        case .client: return Principal(keyID: record.id, role: .client(appID: record.appID ?? ""))
+        }
+    }
+
+    static func base62(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+        // Big-number base conversion: every output character is unbiased.
+        var digits = bytes
+        var out: [Character] = []
+        while digits.contains(where: { $0 != 0 }) {
+            var remainder = 0
+            var next: [UInt8] = []
+            for d in digits {
+                let acc = remainder * 256 + Int(d)
+                let q = acc / 62
+                remainder = acc % 62
+                if !next.isEmpty || q != 0 { next.append(UInt8(q)) }
+            }
+            out.append(alphabet[remainder])
+            digits = next
+        }
+        return String(out.reversed())
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import HeraldStore
+
+/// What a push says: the APNs `aps` fields, per-locale alert variants, the badge rule and custom data.
+struct PushContent: Sendable {
+    var alert: JSON?
+    /// Locale key (as sent, e.g. "fr" or "pt-BR") → alert that replaces or overrides `alert`'s fields.
+    var localized: [String: JSON] = [:]
+    var sound: JSON?
+    var badge: BadgeRule?
+    var contentAvailable = false
+    var mutableContent = false
+    var category: String?
+    var threadID: String?
+    var interruptionLevel: String?
+    var relevanceScore: Double?
+    var targetContentID: String?
+    var data: [String: JSON] = [:]
+
+    enum BadgeRule: Sendable, Equatable {
+        case set(Int)
+        case increment(Int)
+        case decrement(Int)
+
+        var change: BadgeChange {
+            switch self {
+            case .set(let n): .set(n)
+            case .increment(let n): .add(n)
+            case .decrement(let n): .add(-n)
+            }
+        }
+    }
+
+    var hasVisibleParts: Bool { alert != nil || !localized.isEmpty || sound != nil || badge != nil }
+    var isBackgroundOnly: Bool { contentAvailable && !hasVisibleParts }
+
+    static let alertFields: Set<String> = ["title", "subtitle", "body", "launchImage", "titleLocKey", "titleLocArgs",
+                                           "subtitleLocKey", "subtitleLocArgs", "locKey", "locArgs"]
+    static let apsNames: [String: String] = ["launchImage": "launch-image", "titleLocKey": "title-loc-key", "titleLocArgs": "title-loc-args",
+                                             "subtitleLocKey": "subtitle-loc-key", "subtitleLocArgs": "subtitle-loc-args",
+                                             "locKey": "loc-key", "locArgs": "loc-args"]
+
+    static func parse(_ body: BodyReader) throws -> PushContent {
+        try body.rejectUnknown(["alert", "localized", "sound", "badge", "contentAvailable", "mutableContent", "category",
+                                "threadId", "interruptionLevel", "relevanceScore", "targetContentId", "data"])
+        var c = PushContent()
+        if let a = body.object["alert"], !a.isNull { c.alert = try parseAlert(a, field: "content.alert") }
+        if let loc = try body.object("localized") {
+            guard loc.object.count <= 100 else { throw APIError.invalid("content.localized", "content.localized may hold at most 100 locales.") }
+            for (key, value) in loc.object {
+                _ = try Rules.locale(key, field: "content.localized.\(key)")
+                c.localized[key] = try parseAlert(value, field: "content.localized.\(key)")
+            }
+        }
+        if let s = body.object["sound"], !s.isNull {
+            switch s {
+            case .string(let name) where !name.isEmpty: c.sound = s
+            case .object(let o):
+                let sound = BodyReader(o, path: "content.sound")
+                try sound.rejectUnknown(["name", "critical", "volume"])
+                let name = try sound.requiredString("name")
+                var out: [String: JSON] = ["name": .string(name)]
+                if let critical = try sound.bool("critical") { out["critical"] = .int(critical ? 1 : 0) }
+                if let volume = try sound.double("volume", range: 0...1) { out["volume"] = .number(volume) }
+                c.sound = .object(out)
+            default: throw APIError.invalid("content.sound", "content.sound must be a sound name or {name, critical, volume}.")
+            }
+        }
+        if let b = body.object["badge"], !b.isNull {
+            if let n = b.intValue {
+                guard (0...99_999).contains(n) else { throw APIError.invalid("content.badge", "content.badge must be between 0 and 99999.") }
+                c.badge = .set(n)
+            } else if let o = b.objectValue, o.count == 1, let (op, v) = o.first, let n = v.intValue, (0...99_999).contains(n) {
+                switch op {
+                case "set": c.badge = .set(n)
+                case "increment": c.badge = .increment(n)
+                case "decrement": c.badge = .decrement(n)
+                default: throw APIError.invalid("content.badge", "content.badge must be a number, {\"set\":n}, {\"increment\":n} or {\"decrement\":n}.")
+                }
+            } else {
+                throw APIError.invalid("content.badge", "content.badge must be a number, {\"set\":n}, {\"increment\":n} or {\"decrement\":n} with n in 0...99999.")
+            }
+        }
+        c.contentAvailable = try body.bool("contentAvailable") ?? false
+        c.mutableContent = try body.bool("mutableContent") ?? false
+        c.category = try body.string("category", maxLength: 64)
+        c.threadID = try body.string("threadId", maxLength: 64)
+        if let level = try body.string("interruptionLevel", maxLength: 32) {
+            guard ["passive", "active", "time-sensitive", "critical"].contains(level) else {
+                throw APIError.invalid("content.interruptionLevel", "content.interruptionLevel must be passive, active, time-sensitive or critical.")
+            }
+            c.interruptionLevel = level
+        }
+        c.relevanceScore = try body.double("relevanceScore", range: 0...1)
+        c.targetContentID = try body.string("targetContentId", maxLength: 128)
+        if let data = try body.object("data") {
+            for key in ["aps", "herald"] where data.has(key) {
+                throw APIError.invalid("content.data.\(key)", "content.data must not contain \"\(key)\": Herald writes it.")
+            }
+            c.data = data.object
+        }
+        if !c.hasVisibleParts && !c.contentAvailable && c.data.isEmpty {
+            throw APIError(status: 422, code: "empty_content", message: "content has nothing to deliver: set alert, sound, badge, contentAvailable or data.", field: "content")
+        }
+        return c
+    }
+
+    static func parseAlert(_ value: JSON, field: String) throws -> JSON {
+        switch value {
+        case .string(let s) where !s.isEmpty: return value
+        case .object(let o):
+            let alert = BodyReader(o, path: field)
+            try alert.rejectUnknown(alertFields)
+            var out: [String: JSON] = [:]
+            for (key, v) in o {
+                let isArgs = key.hasSuffix("Args")
+                if isArgs { _ = try alert.stringArray(key, maxCount: 20, maxLength: 1024) } else { _ = try alert.string(key, maxLength: 4096) }
+                out[apsNames[key] ?? key] = v
+            }
+            return .object(out)
+        default:
+            throw APIError.invalid(field, "\(field) must be a non-empty string or an object with title, subtitle, body, ...")
+        }
+    }
+
+    /// The locale key of `localized` that best fits an installation's locale: exact, then language; "" for the default.
+    func variant(for locale: String?) -> String {
+        guard !localized.isEmpty, let locale else { return "" }
+        let l = AudienceFilter.normalizeLocale(locale)
+        if let exact = localized.keys.first(where: { AudienceFilter.normalizeLocale($0) == l }) { return exact }
+        let language = String(l.prefix { $0 != "-" })
+        return localized.keys.sorted().first(where: { AudienceFilter.normalizeLocale($0) == language }) ?? ""
+    }
+
+    /// The payload bytes for one variant and badge value.
+    func payload(variant: String, badge: Int?, pushID: String) -> [UInt8] {
+        var aps: [String: JSON] = [:]
+        var alertValue = alert
+        if let v = localized[variant] {
+            if case .object(let override) = v, case .object(var base)? = alert {
+                for (k, value) in override { base[k] = value }
+                alertValue = .object(base)
+            } else {
+                alertValue = v
+            }
+        }
+        if let alertValue { aps["alert"] = alertValue }
+        if let sound { aps["sound"] = sound }
+        if let badge { aps["badge"] = .int(badge) }
+        if contentAvailable { aps["content-available"] = 1 }
+        if mutableContent { aps["mutable-content"] = 1 }
+        if let category { aps["category"] = .string(category) }
+        if let threadID { aps["thread-id"] = .string(threadID) }
+        if let interruptionLevel { aps["interruption-level"] = .string(interruptionLevel) }
+        if let relevanceScore { aps["relevance-score"] = .number(relevanceScore) }
+        if let targetContentID { aps["target-content-id"] = .string(targetContentID) }
+        var root = data
+        root["aps"] = .object(aps)
+        root["herald"] = ["pushId": .string(pushID)]
+        return root.isEmpty ? [] : JSON.object(root).bytes
+    }
+
+    /// The largest payload any installation could get, for the size check at acceptance.
+    func largestPayloadSize(pushID: String) -> Int {
+        let badge: Int? = badge == nil ? nil : 99_999
+        return ([""] + Array(localized.keys)).map { payload(variant: $0, badge: badge, pushID: pushID).count }.max() ?? 0
+    }
+}

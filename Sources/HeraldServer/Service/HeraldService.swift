@@ -1,0 +1,119 @@
+import Foundation
+import Synchronization
+import HeraldHTTP
+import HeraldStore
+
+/// The provider service: REST API (`handler`), store and delivery engine. Build it, `start()` it, serve
+/// `handler` over HTTP, and `shutdown()` it:
+///
+///     let service = try await HeraldService(configuration: config, transport: apnsTransport)
+///     let report = try await service.start()          // report.generatedAdminKey: print once
+///     let server = HTTPServer(..., handler: service.handler)
+///     ...
+///     await service.shutdown()
+public final class HeraldService: Sendable {
+    public let configuration: HeraldConfiguration
+    public let store: any HeraldStorage
+    public let metrics: Metrics
+    /// Exposed so tools and tests can drive delivery by hand (`runUntilIdle`) when `runWorkers` is false.
+    public let engine: DeliveryEngine
+    let env: ServiceEnvironment
+    private let api: APIHandler
+    private let started = ReadyFlag()
+
+    /// What `start()` found or did.
+    public struct StartReport: Sendable {
+        /// A new admin key, generated because none existed and `admin.key` was not set. Shown once.
+        public var generatedAdminKey: String?
+        public var schemaVersion: Int
+        /// Deliveries that were in flight when the previous process stopped, now back in the queue.
+        public var requeuedDeliveries: Int
+    }
+
+    /// Opens the store (creating and migrating it) and wires the API. Nothing runs until `start()`.
+    public init(configuration: HeraldConfiguration, transport: any PushTransport, clock: any HeraldClock = SystemClock(),
+                crypto: (any ServerCrypto)? = nil) async throws {
+        self.configuration = configuration
+        let dbURL = URL(fileURLWithPath: configuration.databasePath)
+        try FileManager.default.createDirectory(at: dbURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let store = try await SQLiteStore(path: configuration.databasePath, now: clock.now())
+        let crypto = try crypto ?? SecretBoxCrypto(secretKey: try Self.secretKey(configuration, nextTo: dbURL))
+        let metrics = Metrics()
+        let authenticator = KeyAuthenticator(store: store, crypto: crypto)
+        let env = ServiceEnvironment(store: store, crypto: crypto, clock: clock, configuration: configuration, metrics: metrics,
+                                     authenticator: authenticator)
+        let engine = DeliveryEngine(env: env, transport: transport)
+        self.store = store
+        self.metrics = metrics
+        self.env = env
+        self.engine = engine
+        let startedFlag = started
+        let routes = AppsAPI(env: env).routes + InstallationsAPI(env: env).routes + TransferAPI(env: env).routes
+            + PushesAPI(env: env, engine: engine).routes + OperationsAPI(env: env, isReady: { startedFlag.isSet }).routes
+        api = APIHandler(router: Router(routes: routes), authenticator: authenticator,
+                         limiter: RateLimiter(rate: configuration.apiRateLimit, burst: configuration.apiRateBurst),
+                         metrics: metrics, clock: clock, maxBodyBytes: configuration.maxBodyBytes)
+    }
+
+    /// The REST API as an HTTP handler: serve it with any HTTP server, or call it in-process.
+    public var handler: HTTPHandler {
+        let api = self.api
+        return { request in await api.handle(request) }
+    }
+
+    /// Every route, for documentation and the OpenAPI check.
+    public var routes: [Route] { api.router.routes }
+
+    /// Ensures an admin key exists, returns interrupted deliveries to the queue, starts the workers.
+    @discardableResult
+    public func start() async throws -> StartReport {
+        let now = env.clock.now()
+        var generated: String?
+        if let adminKey = configuration.adminKey {
+            try await env.authenticator.adopt(secret: adminKey, scope: .admin, now: now)
+        } else if try await store.keys(appID: nil).allSatisfy({ $0.revokedAt != nil }) {
+            let issued = env.authenticator.issue(scope: .admin, appID: nil, now: now)
+            try await store.insertKey(issued.record)
+            generated = issued.secret
+        }
+        let requeued = try await store.releaseInFlight()
+        if configuration.runWorkers { engine.startLoop() }
+        started.isSet = true
+        return StartReport(generatedAdminKey: generated, schemaVersion: try await store.schemaVersion(), requeuedDeliveries: requeued)
+    }
+
+    /// Stops the workers; batches in flight finish (up to `delivery.shutdownGrace`), the rest go back to the queue.
+    public func shutdown() async {
+        started.isSet = false
+        await engine.stop()
+    }
+
+    /// The 32-byte credential-sealing key: from configuration, or a key file created on first start.
+    static func secretKey(_ configuration: HeraldConfiguration, nextTo database: URL) throws -> [UInt8] {
+        if let key = configuration.secretKey { return key }
+        let path = configuration.secretKeyFile ?? database.deletingLastPathComponent().appendingPathComponent("secret.key").path
+        if let data = FileManager.default.contents(atPath: path) {
+            guard let text = String(data: data, encoding: .utf8), let key = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), key.count == 32 else {
+                throw HeraldConfiguration.Invalid(key: "secrets.keyFile", message: "\(path) must hold base64 of 32 bytes")
+            }
+            return Array(key)
+        }
+        var key = [UInt8](repeating: 0, count: 32)
+        var rng = SystemRandomNumberGenerator()
+        for i in key.indices { key[i] = rng.next() }
+        guard FileManager.default.createFile(atPath: path, contents: Data((Data(key).base64EncodedString() + "\n").utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw HeraldConfiguration.Invalid(key: "secrets.keyFile", message: "cannot create \(path); check the directory permissions")
+        }
+        return key
+    }
+}
+
+/// A flag shared with the readiness route.
+final class ReadyFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool {
+        get { value.load(ordering: .relaxed) }
+        set { value.store(newValue, ordering: .relaxed) }
+    }
+}

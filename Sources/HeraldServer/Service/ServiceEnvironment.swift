@@ -1,0 +1,16 @@
+import Foundation
+import HeraldStore
+
+/// What route handlers and the delivery engine share.
+struct ServiceEnvironment: Sendable {
+    let store: any HeraldStorage
+    let crypto: any ServerCrypto
+    let clock: any HeraldClock
+    let configuration: HeraldConfiguration
+    let metrics: Metrics
+    let authenticator: KeyAuthenticator
+
+    func newID(_ prefix: String = "") -> String {
+        prefix.isEmpty ? UUID().uuidString.lowercased() : prefix + KeyAuthenticator.base62(crypto.randomBytes(10))
+    }
+}

@@ -1,0 +1,54 @@
+import Synchronization
+
+/// Counters and gauges rendered in the Prometheus text format. Label sets are small and fixed
+/// (route pattern, status, reason), so the map stays bounded.
+public final class Metrics: Sendable {
+    private struct Series: Hashable { var name: String; var labels: String }
+    private let counters = Mutex<[Series: Double]>([:])
+    private static let help: [String: (type: String, help: String)] = [
+        "herald_http_requests_total": ("counter", "HTTP requests by route and status."),
+        "herald_pushes_accepted_total": ("counter", "Pushes accepted by the API."),
+        "herald_deliveries_total": ("counter", "Delivery attempts by result (sent, failed, retried) and reason."),
+        "herald_installations_retired_total": ("counter", "Installations deactivated after APNs said the token is dead."),
+        "herald_transport_batches_total": ("counter", "Batches handed to the push transport."),
+        "herald_fanout_deliveries_total": ("counter", "Delivery rows created by fan-out."),
+        "herald_queue_pending": ("gauge", "Deliveries of active pushes not yet finished."),
+        "herald_apps_paused": ("gauge", "Apps whose delivery is paused by a credential failure."),
+    ]
+
+    public init() {}
+
+    public func increment(_ name: String, _ labels: [(String, String)] = [], by value: Double = 1) {
+        let key = Series(name: name, labels: Self.render(labels))
+        counters.withLock { $0[key, default: 0] += value }
+    }
+
+    public func set(_ name: String, _ value: Double) {
+        counters.withLock { $0[Series(name: name, labels: "")] = value }
+    }
+
+    public func value(_ name: String, _ labels: [(String, String)] = []) -> Double {
+        counters.withLock { $0[Series(name: name, labels: Self.render(labels))] ?? 0 }
+    }
+
+    static func render(_ labels: [(String, String)]) -> String {
+        guard !labels.isEmpty else { return "" }
+        return "{" + labels.map { "\($0.0)=\"\($0.1.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\"" }.joined(separator: ",") + "}"
+    }
+
+    /// The exposition text.
+    public func text() -> String {
+        let snapshot = counters.withLock { $0 }
+        var byName: [String: [(String, Double)]] = [:]
+        for (series, value) in snapshot { byName[series.name, default: []].append((series.labels, value)) }
+        var out = ""
+        for name in byName.keys.sorted() {
+            if let h = Self.help[name] { out += "# HELP \(name) \(h.help)\n# TYPE \(name) \(h.type)\n" }
+            for (labels, value) in byName[name]!.sorted(by: { $0.0 < $1.0 }) {
+                let v = value.rounded() == value ? String(Int64(value)) : String(value)
+                out += "\(name)\(labels) \(v)\n"
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import HeraldCrypto
+
+/// The few cryptographic operations the service needs, behind one seam (tests and other deployments may
+/// inject their own). `SecretBoxCrypto` implements it on HeraldCrypto.
+public protocol ServerCrypto: Sendable {
+    func sha256(_ bytes: [UInt8]) -> [UInt8]
+    func randomBytes(_ count: Int) -> [UInt8]
+    /// Encrypts with the server's secret key (AES-256-GCM); the result carries its nonce and tag.
+    func seal(_ plaintext: [UInt8]) throws -> [UInt8]
+    /// Reverses `seal`; throws when the data was altered or sealed under another key.
+    func open(_ sealed: [UInt8]) throws -> [UInt8]
+}
+
+/// Compares without an early exit, so timing says nothing about where two secrets differ.
+func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool { ConstantTime.equals(a, b) }
+
+extension Array where Element == UInt8 {
+    var hex: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8](); out.reserveCapacity(count * 2)
+        for b in self { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 0xf)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Everything the provider service stores, as one protocol: SQLite implements it today (`SQLiteStore`);
+/// a PostgreSQL store can implement the same contract (claims with `FOR UPDATE SKIP LOCKED`).
+/// Each method is one transaction. Times are passed in, never read from the system clock.
+public protocol HeraldStorage: Sendable {
+    func schemaVersion() async throws -> Int
+    func ping() async throws
+
+    // Apps, keys, credentials
+    func createApp(_ app: AppRecord, keys: [APIKeyRecord]) async throws
+    func app(id: String) async throws -> AppRecord?
+    func apps() async throws -> [AppRecord]
+    func updateApp(_ app: AppRecord) async throws
+    func deleteApp(id: String) async throws -> Bool
+    func setAppPaused(id: String, reason: String?, at: Date?) async throws
+    func insertKey(_ key: APIKeyRecord) async throws
+    func key(hash: [UInt8]) async throws -> APIKeyRecord?
+    func keys(appID: String?) async throws -> [APIKeyRecord]
+    /// Revokes the app's (or, with no app, the admin) keys of `scope` and stores `newKey`, atomically.
+    func rotateKey(_ newKey: APIKeyRecord, revokingScope scope: KeyScope, at: Date) async throws
+    /// Stores a credential; also lifts a credential pause on the app.
+    func saveCredential(_ credential: CredentialRecord) async throws
+    func credentials(appID: String) async throws -> [CredentialRecord]
+    func deleteCredential(appID: String, environment: String) async throws -> Bool
+
+    // Installations
+    func installation(appID: String, id: String) async throws -> InstallationRecord?
+    func upsertInstallation(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String,
+                            now: Date) async throws -> (InstallationRecord, created: Bool)
+    func importInstallations(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) async throws -> (created: Int, updated: Int)
+    func deleteInstallation(appID: String, id: String) async throws -> Bool
+    func updateTags(appID: String, id: String, add: [String], remove: [String], now: Date) async throws -> InstallationRecord
+    func installations(appID: String, query: InstallationQuery) async throws -> [InstallationRecord]
+    func tags(appID: String, after: String?, limit: Int) async throws -> [(tag: String, count: Int)]
+    func aliases(appID: String, after: String?, limit: Int) async throws -> [(alias: String, count: Int)]
+    func removeTagEverywhere(appID: String, tag: String) async throws -> Int
+    func installationCount(appID: String) async throws -> Int
+
+    // Pushes
+    func insertPush(_ push: PushRecord, idempotentSince: Date) async throws -> (PushRecord, created: Bool)
+    func push(appID: String, id: String) async throws -> PushRecord?
+    func push(id: String) async throws -> PushRecord?
+    func pushes(appID: String, before: Date?, limit: Int) async throws -> [PushRecord]
+    func failureReasons(pushID: String) async throws -> [String: Int]
+    func promoteScheduled(now: Date) async throws -> Int
+    func activePushes() async throws -> [PushRecord]
+    func cancelPush(appID: String, id: String, now: Date) async throws -> PushRecord?
+    func failPush(id: String, code: String, message: String, now: Date) async throws
+    func finishIfComplete(pushID: String, now: Date) async throws -> Bool
+    func recordOpen(appID: String, pushID: String, installationID: String, now: Date) async throws -> Bool
+    /// Deletes up to `limit` finished pushes (with their deliveries) that finished before `before`.
+    func purgeFinishedPushes(before: Date, limit: Int) async throws -> Int
+
+    // Delivery queue
+    func audience(appID: String, selector: AudienceSelector, after: Int64, limit: Int) async throws -> [AudienceMember]
+    func fanOut(pushID: String, selector: AudienceSelector, badge: BadgeChange?, limit: Int, now: Date,
+                plan: @escaping @Sendable ([AudienceMember]) -> [PlannedDelivery]) async throws -> FanOutProgress
+    func claimDeliveries(pushID: String, limit: Int, now: Date) async throws -> [ClaimedDelivery]
+    func nextDue(pushID: String) async throws -> Date?
+    func recordOutcomes(pushID: String, outcomes: [DeliveryOutcome], now: Date) async throws -> (sent: Int, failed: Int, retired: Int)
+    func releaseInFlight() async throws -> Int
+    func deliveries(pushID: String, afterID: Int64, limit: Int) async throws -> [DeliveryRecord]
+    func pendingDeliveryCount() async throws -> Int
+}

@@ -1,0 +1,101 @@
+/// A numbered schema change. Versions only grow; an applied migration is never edited, only followed.
+public struct Migration: Sendable {
+    public var version: Int
+    public var name: String
+    public var sql: String
+}
+
+/// Applies the migrations not yet recorded in `schema_migrations`, each in its own transaction.
+enum Migrator {
+    static func migrate(_ connection: SQLiteConnection, migrations: [Migration], now: Double) throws -> [Int] {
+        try connection.executeScript("""
+            CREATE TABLE IF NOT EXISTS schema_migrations (
+                version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL);
+            """)
+        let applied = Set(try connection.all("SELECT version FROM schema_migrations") { $0.int(0) })
+        var ran: [Int] = []
+        for migration in migrations.sorted(by: { $0.version < $1.version }) where !applied.contains(migration.version) {
+            try connection.transaction {
+                try connection.executeScript(migration.sql)
+                try connection.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                                       [.int(migration.version), .text(migration.name), .real(now)])
+            }
+            ran.append(migration.version)
+        }
+        return ran
+    }
+}
+
+/// Herald's schema. Installations keep SQLite's integer rowid (`seq`) as the keyset cursor for fan-out,
+/// export and pagination; tags live in their own table keyed by (app, tag, installation).
+enum HeraldSchema {
+    static let migrations: [Migration] = [
+        Migration(version: 1, name: "apps, keys, credentials", sql: """
+            CREATE TABLE apps (
+                id TEXT PRIMARY KEY, name TEXT NOT NULL, topic TEXT, default_time_zone TEXT NOT NULL,
+                rate_limit INTEGER, paused_reason TEXT, paused_at REAL,
+                created_at REAL NOT NULL, updated_at REAL NOT NULL);
+            CREATE TABLE api_keys (
+                id TEXT PRIMARY KEY, app_id TEXT REFERENCES apps(id) ON DELETE CASCADE,
+                scope TEXT NOT NULL, hash BLOB NOT NULL UNIQUE, hint TEXT NOT NULL,
+                created_at REAL NOT NULL, revoked_at REAL);
+            CREATE INDEX api_keys_app ON api_keys(app_id, scope);
+            CREATE TABLE credentials (
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE, environment TEXT NOT NULL,
+                kind TEXT NOT NULL, sealed BLOB NOT NULL, key_id TEXT, team_id TEXT, topic TEXT,
+                created_at REAL NOT NULL, updated_at REAL NOT NULL,
+                PRIMARY KEY (app_id, environment));
+            """),
+        Migration(version: 2, name: "installations and tags", sql: """
+            CREATE TABLE installations (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                installation_id TEXT NOT NULL, device_token TEXT, environment TEXT NOT NULL, topic TEXT,
+                alias TEXT, user_id TEXT, locale TEXT, time_zone TEXT, badge INTEGER NOT NULL DEFAULT 0,
+                app_version TEXT, os_version TEXT, device_model TEXT, properties TEXT NOT NULL DEFAULT '{}',
+                active INTEGER NOT NULL DEFAULT 1, inactive_reason TEXT, inactive_at REAL,
+                created_at REAL NOT NULL, updated_at REAL NOT NULL, last_seen_at REAL NOT NULL,
+                token_updated_at REAL NOT NULL);
+            CREATE UNIQUE INDEX installations_app_iid ON installations(app_id, installation_id);
+            CREATE INDEX installations_app_token ON installations(app_id, device_token);
+            CREATE INDEX installations_app_alias ON installations(app_id, alias) WHERE alias IS NOT NULL;
+            CREATE INDEX installations_app_user ON installations(app_id, user_id) WHERE user_id IS NOT NULL;
+            CREATE INDEX installations_app_updated ON installations(app_id, updated_at);
+            CREATE TABLE installation_tags (
+                app_id TEXT NOT NULL, tag TEXT NOT NULL, seq INTEGER NOT NULL REFERENCES installations(seq) ON DELETE CASCADE,
+                PRIMARY KEY (app_id, tag, seq)) WITHOUT ROWID;
+            CREATE INDEX installation_tags_seq ON installation_tags(seq);
+            """),
+        Migration(version: 3, name: "pushes, deliveries, opens", sql: """
+            CREATE TABLE pushes (
+                id TEXT PRIMARY KEY, app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                idempotency_key TEXT, request TEXT NOT NULL, status TEXT NOT NULL,
+                created_at REAL NOT NULL, updated_at REAL NOT NULL, send_at REAL, expires_at REAL,
+                finished_at REAL, fanout_cursor INTEGER NOT NULL DEFAULT 0, fanout_done INTEGER NOT NULL DEFAULT 0,
+                targeted INTEGER NOT NULL DEFAULT 0, sent INTEGER NOT NULL DEFAULT 0,
+                failed INTEGER NOT NULL DEFAULT 0, retired INTEGER NOT NULL DEFAULT 0,
+                opened INTEGER NOT NULL DEFAULT 0, cancelled INTEGER NOT NULL DEFAULT 0,
+                error_code TEXT, error_message TEXT);
+            CREATE UNIQUE INDEX pushes_idempotency ON pushes(app_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+            CREATE INDEX pushes_app_created ON pushes(app_id, created_at);
+            CREATE INDEX pushes_status ON pushes(status, send_at);
+            CREATE TABLE push_failures (
+                push_id TEXT NOT NULL REFERENCES pushes(id) ON DELETE CASCADE, reason TEXT NOT NULL,
+                count INTEGER NOT NULL, PRIMARY KEY (push_id, reason)) WITHOUT ROWID;
+            CREATE TABLE deliveries (
+                id INTEGER PRIMARY KEY, push_id TEXT NOT NULL REFERENCES pushes(id) ON DELETE CASCADE,
+                seq INTEGER NOT NULL, installation_id TEXT NOT NULL, device_token TEXT NOT NULL,
+                environment TEXT NOT NULL, variant TEXT NOT NULL, badge INTEGER,
+                state INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, not_before REAL NOT NULL,
+                apns_id TEXT, status INTEGER, reason TEXT, updated_at REAL NOT NULL);
+            CREATE INDEX deliveries_claim ON deliveries(push_id, state, not_before);
+            CREATE INDEX deliveries_state ON deliveries(state) WHERE state = 1;
+            CREATE TABLE opens (
+                push_id TEXT NOT NULL REFERENCES pushes(id) ON DELETE CASCADE, seq INTEGER NOT NULL,
+                opened_at REAL NOT NULL, PRIMARY KEY (push_id, seq)) WITHOUT ROWID;
+            """),
+        Migration(version: 4, name: "keyset index for fan-out and listing", sql: """
+            CREATE INDEX installations_app_seq ON installations(app_id, seq);
+            """),
+    ]
+}

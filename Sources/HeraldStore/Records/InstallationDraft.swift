@@ -1,0 +1,33 @@
+import Foundation
+
+/// A create-or-update request for an installation: nil fields are left as they are.
+public struct InstallationDraft: Sendable {
+    public var installationID: String?
+    public var deviceToken: String?
+    public var environment: String?
+    public var topic: String??
+    public var tags: [String]?
+    public var alias: String??
+    public var userID: String??
+    public var locale: String??
+    public var timeZone: String??
+    public var badge: Int?
+    public var appVersion: String??
+    public var osVersion: String??
+    public var deviceModel: String??
+    public var properties: String?
+
+    public init(installationID: String? = nil, deviceToken: String? = nil, environment: String? = nil) {
+        self.installationID = installationID
+        self.deviceToken = deviceToken
+        self.environment = environment
+    }
+}
+
+/// How `upsertInstallation` finds the row to update.
+public enum InstallationMatch: Sendable {
+    /// By the client's installation id, falling back to the device token (re-installs keep the token).
+    case installationIDOrToken
+    /// Only the installation with this server id or installation id; nil when none.
+    case existing(String)
+}

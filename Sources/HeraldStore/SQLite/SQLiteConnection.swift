@@ -1,0 +1,112 @@
+import Foundation
+internal import CSQLite
+
+/// One SQLite connection. Not thread-safe by itself: `SQLiteDatabase` confines each connection to its own
+/// serial queue, which is why it is `@unchecked Sendable`. Prepared statements are cached by SQL text, so
+/// every query is prepared once per connection and only its parameters change.
+public final class SQLiteConnection: @unchecked Sendable {
+    private let handle: OpaquePointer
+    private var statements: [String: SQLiteStatement] = [:]
+    public let path: String
+
+    init(path: String, busyTimeoutMilliseconds: Int32) throws {
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close_v2(db) }
+            throw SQLiteError(code: rc, message: "cannot open database at \(path): \(message). Check that the directory exists and is writable.")
+        }
+        handle = db
+        self.path = path
+        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    private func error(_ rc: Int32, sql: String?) -> SQLiteError {
+        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+
+    private func statement(_ sql: String) throws -> SQLiteStatement {
+        if let cached = statements[sql] { return cached }
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else { throw error(rc, sql: sql) }
+        let prepared = SQLiteStatement(handle: stmt, sql: sql)
+        statements[sql] = prepared
+        return prepared
+    }
+
+    /// Runs SQL without parameters that may hold several statements (schema, pragmas). Not cached.
+    public func executeScript(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+        if rc != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? "unknown error"
+            sqlite3_free(message)
+            throw SQLiteError(code: rc, message: text, sql: sql)
+        }
+    }
+
+    /// Runs one statement with bound parameters; returns the number of rows changed.
+    @discardableResult
+    public func execute(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int {
+        let stmt = try statement(sql)
+        defer { stmt.reset() }
+        let bindRC = stmt.bind(arguments)
+        guard bindRC == SQLITE_OK else { throw error(bindRC, sql: sql) }
+        var rc = sqlite3_step(stmt.handle)
+        while rc == SQLITE_ROW { rc = sqlite3_step(stmt.handle) }
+        guard rc == SQLITE_DONE else { throw error(rc, sql: sql) }
+        return Int(sqlite3_changes(handle))
+    }
+
+    /// Runs a query and calls `row` for each result row, in order.
+    public func query(_ sql: String, _ arguments: [SQLValue] = [], row: (SQLiteRow) throws -> Void) throws {
+        let stmt = try statement(sql)
+        defer { stmt.reset() }
+        let bindRC = stmt.bind(arguments)
+        guard bindRC == SQLITE_OK else { throw error(bindRC, sql: sql) }
+        while true {
+            let rc = sqlite3_step(stmt.handle)
+            if rc == SQLITE_ROW { try row(SQLiteRow(handle: stmt.handle)); continue }
+            if rc == SQLITE_DONE { return }
+            throw error(rc, sql: sql)
+        }
+    }
+
+    /// Maps every row of a query.
+    public func all<T>(_ sql: String, _ arguments: [SQLValue] = [], _ map: (SQLiteRow) throws -> T) throws -> [T] {
+        var result: [T] = []
+        try query(sql, arguments) { result.append(try map($0)) }
+        return result
+    }
+
+    /// Maps the first row of a query, or nil when there is none.
+    public func first<T>(_ sql: String, _ arguments: [SQLValue] = [], _ map: (SQLiteRow) throws -> T) throws -> T? {
+        var result: T?
+        try query(sql, arguments) { if result == nil { result = try map($0) } }
+        return result
+    }
+
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE ... COMMIT`, rolling back if it throws.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            _ = try? execute("ROLLBACK")
+            throw error
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+
+extension SQLiteStore {
+    /// One statement per audience source; the tag and environment conditions are the same in each.
+    /// ?1 app, ?2 after seq, ?3 environment, ?4 tags any, ?5 tags all, ?6 tags none, ?7 source values, ?8 limit.
+    static let audienceConditions = """
+        i.app_id = ?1 AND i.seq > ?2 AND i.active = 1 AND i.device_token IS NOT NULL
+          AND (?3 IS NULL OR i.environment = ?3)
+          AND (?4 IS NULL OR EXISTS (SELECT 1 FROM installation_tags t WHERE t.app_id = ?1 AND t.seq = i.seq
+                                     AND t.tag IN (SELECT value FROM json_each(?4))))
+          AND (?5 IS NULL OR (SELECT count(*) FROM installation_tags t WHERE t.app_id = ?1 AND t.seq = i.seq
+                              AND t.tag IN (SELECT value FROM json_each(?5))) = json_array_length(?5))
+          AND (?6 IS NULL OR NOT EXISTS (SELECT 1 FROM installation_tags t WHERE t.app_id = ?1 AND t.seq = i.seq
+                                         AND t.tag IN (SELECT value FROM json_each(?6))))
+        """
+    static let audienceSelect = "SELECT i.seq, i.id, i.device_token, i.environment, i.locale, i.time_zone, i.app_version, i.properties FROM installations i WHERE "
+    /// Whole-app audiences walk the (app, seq) index in order: each page costs its own size, never the app's.
+    static let audienceAll = "SELECT i.seq, i.id, i.device_token, i.environment, i.locale, i.time_zone, i.app_version, i.properties FROM installations i INDEXED BY installations_app_seq WHERE "
+        + audienceConditions + " AND ?7 IS NULL ORDER BY i.seq LIMIT ?8"
+    static let audienceTokens = audienceSelect + audienceConditions + " AND i.device_token IN (SELECT value FROM json_each(?7)) ORDER BY i.seq LIMIT ?8"
+    static let audienceIDs = audienceSelect + audienceConditions + " AND (i.id IN (SELECT value FROM json_each(?7)) OR i.installation_id IN (SELECT value FROM json_each(?7))) ORDER BY i.seq LIMIT ?8"
+    static let audienceAliases = audienceSelect + audienceConditions + " AND i.alias IN (SELECT value FROM json_each(?7)) ORDER BY i.seq LIMIT ?8"
+    static let audienceUsers = audienceSelect + audienceConditions + " AND i.user_id IN (SELECT value FROM json_each(?7)) ORDER BY i.seq LIMIT ?8"
+
+    static func audiencePage(appID: String, selector s: AudienceSelector, after: Int64, limit: Int, _ db: SQLiteConnection) throws -> [AudienceMember] {
+        let sql: String, values: [String]?
+        switch s.source {
+        case .all: (sql, values) = (audienceAll, nil)
+        case .tokens(let v): (sql, values) = (audienceTokens, v)
+        case .installationIDs(let v): (sql, values) = (audienceIDs, v)
+        case .aliases(let v): (sql, values) = (audienceAliases, v)
+        case .userIDs(let v): (sql, values) = (audienceUsers, v)
+        }
+        return try db.all(sql, [.text(appID), .integer(after), .optionalText(s.environment), jsonArray(s.tagsAny),
+                                jsonArray(s.tagsAll), jsonArray(s.tagsNone), jsonArray(values), .int(limit)]) { r in
+            AudienceMember(seq: r.int64(0), id: r.text(1), deviceToken: r.text(2), environment: r.text(3),
+                           locale: r.optionalText(4), timeZone: r.optionalText(5), appVersion: r.optionalText(6), properties: r.text(7))
+        }
+    }
+
+    /// Reads one page of the audience (for dry runs and counts).
+    public func audience(appID: String, selector: AudienceSelector, after: Int64, limit: Int) async throws -> [AudienceMember] {
+        try await database.read { try Self.audiencePage(appID: appID, selector: selector, after: after, limit: limit, $0) }
+    }
+
+    /// One fan-out step in one transaction: reads the next page of the audience after the push's cursor,
+    /// lets `plan` choose which members get a delivery (and their variant and time), applies the badge change
+    /// to each of them atomically, inserts the delivery rows and advances the cursor. A crash between steps
+    /// loses nothing and duplicates nothing: the cursor moves with the rows.
+    public func fanOut(pushID: String, selector: AudienceSelector, badge: BadgeChange?, limit: Int, now: Date,
+                       plan: @escaping @Sendable ([AudienceMember]) -> [PlannedDelivery]) async throws -> FanOutProgress {
+        try await database.write { db in
+            guard let p = try db.first("SELECT \(Self.pushColumns) FROM pushes WHERE id = ?", [.text(pushID)], Self.push),
+                  p.status == .queued || p.status == .sending, !p.fanoutDone else {
+                return FanOutProgress(scanned: 0, planned: 0, done: true)
+            }
+            let members = try Self.audiencePage(appID: p.appID, selector: selector, after: p.fanoutCursor, limit: limit, db)
+            let planned = plan(members)
+            for d in planned {
+                var badgeValue: Int?
+                switch badge {
+                case .set(let n)?:
+                    try db.execute("UPDATE installations SET badge = ? WHERE seq = ?", [.int(n), .integer(d.seq)])
+                    badgeValue = n
+                case .add(let n)?:
+                    badgeValue = try db.first("UPDATE installations SET badge = max(0, badge + ?) WHERE seq = ? RETURNING badge",
+                                              [.int(n), .integer(d.seq)]) { $0.int(0) }
+                case nil: break
+                }
+                try db.execute("""
+                    INSERT INTO deliveries (push_id, seq, installation_id, device_token, environment, variant, badge, state, not_before, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
+                    """, [.text(pushID), .integer(d.seq), .text(d.installationID), .text(d.deviceToken), .text(d.environment),
+                          .text(d.variant), .optionalInt(badgeValue), d.notBefore.sql, now.sql])
+            }
+            let done = members.count < limit
+            try db.execute("""
+                UPDATE pushes SET fanout_cursor = ?, fanout_done = ?, targeted = targeted + ?, status = 'sending', updated_at = ? WHERE id = ?
+                """, [.integer(members.last?.seq ?? p.fanoutCursor), .bool(done), .int(planned.count), now.sql, .text(pushID)])
+            return FanOutProgress(scanned: members.count, planned: planned.count, done: done)
+        }
+    }
+
+    /// Claims up to `limit` due pending deliveries of a push, moving them to in-flight.
+    public func claimDeliveries(pushID: String, limit: Int, now: Date) async throws -> [ClaimedDelivery] {
+        try await database.write { db in
+            try db.all("""
+                UPDATE deliveries SET state = 1, updated_at = ?2
+                WHERE id IN (SELECT id FROM deliveries WHERE push_id = ?1 AND state = 0 AND not_before <= ?2 ORDER BY not_before, id LIMIT ?3)
+                RETURNING id, seq, installation_id, device_token, environment, variant, badge, attempts
+                """, [.text(pushID), now.sql, .int(limit)]) { r in
+                ClaimedDelivery(id: r.int64(0), seq: r.int64(1), installationID: r.text(2), deviceToken: r.text(3),
+                                environment: r.text(4), variant: r.text(5), badge: r.optionalInt(6), attempts: r.int(7))
+            }.sorted { $0.id < $1.id }
+        }
+    }
+
+    /// The earliest time a pending delivery of the push becomes due, if any.
+    public func nextDue(pushID: String) async throws -> Date? {
+        try await database.read { try $0.first("SELECT min(not_before) FROM deliveries WHERE push_id = ? AND state = 0", [.text(pushID)]) { $0.optionalDate(0) } ?? nil }
+    }
+
+    /// Records the outcomes of a batch and updates the push's counters, all in one transaction.
+    public func recordOutcomes(pushID: String, outcomes: [DeliveryOutcome], now: Date) async throws -> (sent: Int, failed: Int, retired: Int) {
+        try await database.write { db in
+            var sent = 0, failed = 0, retired = 0
+            var reasons: [String: Int] = [:]
+            for o in outcomes {
+                switch o.kind {
+                case .sent(let apnsID, let status):
+                    // Only a delivery still in flight takes an outcome: a late answer after shutdown released it is ignored.
+                    sent += try db.execute("UPDATE deliveries SET state = 2, attempts = attempts + 1, apns_id = ?, status = ?, reason = NULL, updated_at = ? WHERE id = ? AND state = 1",
+                                           [.text(apnsID), .int(status), now.sql, .integer(o.deliveryID)])
+                case .failed(let reason, let status, let retire, let timestamp):
+                    guard try db.execute("UPDATE deliveries SET state = 3, attempts = attempts + 1, status = ?, reason = ?, updated_at = ? WHERE id = ? AND state = 1",
+                                         [.optionalInt(status), .text(reason), now.sql, .integer(o.deliveryID)]) > 0 else { continue }
+                    failed += 1
+                    reasons[reason, default: 0] += 1
+                    if retire {
+                        // A token registered after APNs' "last valid" time belongs to a device that came back.
+                        retired += try db.execute("""
+                            UPDATE installations SET active = 0, inactive_reason = ?, inactive_at = ?, updated_at = ?
+                            WHERE seq = ? AND device_token = ? AND active = 1 AND token_updated_at <= ?
+                            """, [.text(reason), now.sql, now.sql, .integer(o.seq), .text(o.deviceToken), (timestamp ?? now).sql])
+                    }
+                case .retry(let at, let reason, let status):
+                    try db.execute("UPDATE deliveries SET state = 0, attempts = attempts + 1, not_before = ?, status = ?, reason = ?, updated_at = ? WHERE id = ? AND state = 1",
+                                   [at.sql, .optionalInt(status), .text(reason), now.sql, .integer(o.deliveryID)])
+                case .requeue:
+                    try db.execute("UPDATE deliveries SET state = 0, updated_at = ? WHERE id = ? AND state = 1", [now.sql, .integer(o.deliveryID)])
+                }
+            }
+            for (reason, count) in reasons {
+                try db.execute("""
+                    INSERT INTO push_failures (push_id, reason, count) VALUES (?, ?, ?)
+                    ON CONFLICT (push_id, reason) DO UPDATE SET count = count + excluded.count
+                    """, [.text(pushID), .text(reason), .int(count)])
+            }
+            try db.execute("UPDATE pushes SET sent = sent + ?, failed = failed + ?, retired = retired + ?, updated_at = ? WHERE id = ?",
+                           [.int(sent), .int(failed), .int(retired), now.sql, .text(pushID)])
+            return (sent, failed, retired)
+        }
+    }
+
+    /// Returns every in-flight delivery to pending: after a crash or at shutdown, nothing claimed is lost.
+    public func releaseInFlight() async throws -> Int {
+        try await database.write { try $0.execute("UPDATE deliveries SET state = 0 WHERE state = 1") }
+    }
+
+    public func deliveries(pushID: String, afterID: Int64, limit: Int) async throws -> [DeliveryRecord] {
+        try await database.read { db in
+            try db.all("""
+                SELECT id, installation_id, state, attempts, apns_id, status, reason, badge, updated_at FROM deliveries
+                WHERE push_id = ? AND id > ? ORDER BY id LIMIT ?
+                """, [.text(pushID), .integer(afterID), .int(limit)]) { r in
+                DeliveryRecord(id: r.int64(0), installationID: r.text(1), state: DeliveryState(rawValue: r.int(2)) ?? .failed,
+                               attempts: r.int(3), apnsID: r.optionalText(4), status: r.optionalInt(5), reason: r.optionalText(6),
+                               badge: r.optionalInt(7), updatedAt: r.date(8))
+            }
+        }
+    }
+
+    public func pendingDeliveryCount() async throws -> Int {
+        try await database.read { try $0.first("SELECT coalesce(sum(targeted - sent - failed - cancelled), 0) FROM pushes WHERE status IN ('queued', 'sending')") { $0.int(0) } ?? 0 }
+    }
+}

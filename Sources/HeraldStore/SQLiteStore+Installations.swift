@@ -1,0 +1,223 @@
+import Foundation
+
+extension SQLiteStore {
+    static let installationColumns = """
+        seq, id, app_id, installation_id, device_token, environment, topic, alias, user_id, locale, time_zone, badge,
+        app_version, os_version, device_model, properties, active, inactive_reason, inactive_at, created_at, updated_at,
+        last_seen_at, token_updated_at
+        """
+
+    static func installation(_ r: SQLiteRow) -> InstallationRecord {
+        InstallationRecord(seq: r.int64(0), id: r.text(1), appID: r.text(2), installationID: r.text(3),
+                           deviceToken: r.optionalText(4), environment: r.text(5), topic: r.optionalText(6), tags: [],
+                           alias: r.optionalText(7), userID: r.optionalText(8), locale: r.optionalText(9),
+                           timeZone: r.optionalText(10), badge: r.int(11), appVersion: r.optionalText(12),
+                           osVersion: r.optionalText(13), deviceModel: r.optionalText(14), properties: r.text(15),
+                           active: r.bool(16), inactiveReason: r.optionalText(17), inactiveAt: r.optionalDate(18),
+                           createdAt: r.date(19), updatedAt: r.date(20), lastSeenAt: r.date(21), tokenUpdatedAt: r.date(22))
+    }
+
+    static func withTags(_ record: InstallationRecord, _ db: SQLiteConnection) throws -> InstallationRecord {
+        var r = record
+        r.tags = try db.all("SELECT tag FROM installation_tags WHERE app_id = ? AND seq = ? ORDER BY tag",
+                            [.text(r.appID), .integer(r.seq)]) { $0.text(0) }
+        return r
+    }
+
+    static func findInstallation(appID: String, id: String, _ db: SQLiteConnection) throws -> InstallationRecord? {
+        let byID = try db.first("SELECT \(installationColumns) FROM installations WHERE id = ? AND app_id = ?",
+                                [.text(id), .text(appID)], installation)
+        if let byID { return byID }
+        return try db.first("SELECT \(installationColumns) FROM installations WHERE app_id = ? AND installation_id = ?",
+                            [.text(appID), .text(id)], installation)
+    }
+
+    public func installation(appID: String, id: String) async throws -> InstallationRecord? {
+        try await database.read { db in
+            try Self.findInstallation(appID: appID, id: id, db).map { try Self.withTags($0, db) }
+        }
+    }
+
+    /// Creates or updates one installation in its own transaction. Returns the stored record and whether it is new.
+    public func upsertInstallation(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String,
+                                   now: Date) async throws -> (InstallationRecord, created: Bool) {
+        try await database.write { db in
+            try Self.upsert(appID: appID, draft: draft, match: match, newID: newID, now: now, db)
+        }
+    }
+
+    /// Imports many installations, `batchSize` per transaction; returns (created, updated).
+    public func importInstallations(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) async throws -> (created: Int, updated: Int) {
+        try await database.write { db in
+            var created = 0, updated = 0
+            for (draft, newID) in zip(drafts, newIDs) {
+                let (_, isNew) = try Self.upsert(appID: appID, draft: draft, match: .installationIDOrToken, newID: newID, now: now, db, loadTags: false)
+                if isNew { created += 1 } else { updated += 1 }
+            }
+            return (created, updated)
+        }
+    }
+
+    static func upsert(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String, now: Date,
+                       _ db: SQLiteConnection, loadTags: Bool = true) throws -> (InstallationRecord, created: Bool) {
+        var existing: InstallationRecord?
+        switch match {
+        case .existing(let id):
+            guard let found = try findInstallation(appID: appID, id: id, db) else { throw StoreError.notFound }
+            existing = found
+        case .installationIDOrToken:
+            if let iid = draft.installationID {
+                existing = try db.first("SELECT \(installationColumns) FROM installations WHERE app_id = ? AND installation_id = ?",
+                                        [.text(appID), .text(iid)], installation)
+            }
+            if existing == nil, let token = draft.deviceToken {
+                // A reinstall keeps the token but gets a new installation id: adopt the old row.
+                existing = try db.first("SELECT \(installationColumns) FROM installations WHERE app_id = ? AND device_token = ? LIMIT 1",
+                                        [.text(appID), .text(token)], installation)
+            }
+        }
+        let now = now
+        var r = existing ?? InstallationRecord(
+            seq: 0, id: newID, appID: appID, installationID: draft.installationID ?? newID, deviceToken: nil,
+            environment: "production", topic: nil, tags: [], alias: nil, userID: nil, locale: nil, timeZone: nil, badge: 0,
+            appVersion: nil, osVersion: nil, deviceModel: nil, properties: "{}", active: true, inactiveReason: nil,
+            inactiveAt: nil, createdAt: now, updatedAt: now, lastSeenAt: now, tokenUpdatedAt: now)
+        if let iid = draft.installationID, iid != r.installationID {
+            if try db.first("SELECT 1 FROM installations WHERE app_id = ? AND installation_id = ?", [.text(appID), .text(iid)], { $0.int(0) }) != nil {
+                throw StoreError.conflict("installationId \(iid) already belongs to another installation")
+            }
+            r.installationID = iid
+        }
+        if let token = draft.deviceToken {
+            // Registering a token (again) is proof the device is alive: reactivate and restart the 410 clock.
+            r.deviceToken = token
+            r.tokenUpdatedAt = now
+            r.active = true
+            r.inactiveReason = nil
+            r.inactiveAt = nil
+        }
+        if let v = draft.environment { r.environment = v }
+        if let v = draft.topic { r.topic = v }
+        if let v = draft.alias { r.alias = v }
+        if let v = draft.userID { r.userID = v }
+        if let v = draft.locale { r.locale = v }
+        if let v = draft.timeZone { r.timeZone = v }
+        if let v = draft.badge { r.badge = v }
+        if let v = draft.appVersion { r.appVersion = v }
+        if let v = draft.osVersion { r.osVersion = v }
+        if let v = draft.deviceModel { r.deviceModel = v }
+        if let v = draft.properties { r.properties = v }
+        r.updatedAt = now
+        r.lastSeenAt = now
+        let values: [SQLValue] = [
+            .text(r.installationID), .optionalText(r.deviceToken), .text(r.environment), .optionalText(r.topic),
+            .optionalText(r.alias), .optionalText(r.userID), .optionalText(r.locale), .optionalText(r.timeZone), .int(r.badge),
+            .optionalText(r.appVersion), .optionalText(r.osVersion), .optionalText(r.deviceModel), .text(r.properties),
+            .bool(r.active), .optionalText(r.inactiveReason), r.inactiveAt.sql, r.updatedAt.sql, r.lastSeenAt.sql,
+            r.tokenUpdatedAt.sql,
+        ]
+        if existing == nil {
+            try db.execute("""
+                INSERT INTO installations (installation_id, device_token, environment, topic, alias, user_id, locale, time_zone,
+                badge, app_version, os_version, device_model, properties, active, inactive_reason, inactive_at, updated_at,
+                last_seen_at, token_updated_at, id, app_id, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, values + [.text(r.id), .text(appID), r.createdAt.sql])
+            r.seq = db.lastInsertRowID
+        } else {
+            try db.execute("""
+                UPDATE installations SET installation_id = ?, device_token = ?, environment = ?, topic = ?, alias = ?,
+                user_id = ?, locale = ?, time_zone = ?, badge = ?, app_version = ?, os_version = ?, device_model = ?,
+                properties = ?, active = ?, inactive_reason = ?, inactive_at = ?, updated_at = ?, last_seen_at = ?,
+                token_updated_at = ? WHERE seq = ?
+                """, values + [.integer(r.seq)])
+        }
+        if let token = draft.deviceToken {
+            // One token, one device: older rows holding the same token are stale copies and must not get pushes.
+            try db.execute("""
+                UPDATE installations SET device_token = NULL, active = 0, inactive_reason = 'Replaced', inactive_at = ?, updated_at = ?
+                WHERE app_id = ? AND device_token = ? AND seq <> ?
+                """, [now.sql, now.sql, .text(appID), .text(token), .integer(r.seq)])
+        }
+        if let tags = draft.tags {
+            try db.execute("DELETE FROM installation_tags WHERE app_id = ? AND seq = ?", [.text(appID), .integer(r.seq)])
+            for tag in Set(tags) {
+                try db.execute("INSERT INTO installation_tags (app_id, tag, seq) VALUES (?, ?, ?)", [.text(appID), .text(tag), .integer(r.seq)])
+            }
+        }
+        return (loadTags ? try withTags(r, db) : r, existing == nil)
+    }
+
+    public func deleteInstallation(appID: String, id: String) async throws -> Bool {
+        try await database.write { db in
+            guard let r = try Self.findInstallation(appID: appID, id: id, db) else { return false }
+            try db.execute("DELETE FROM installation_tags WHERE app_id = ? AND seq = ?", [.text(appID), .integer(r.seq)])
+            try db.execute("DELETE FROM installations WHERE seq = ?", [.integer(r.seq)])
+            return true
+        }
+    }
+
+    public func updateTags(appID: String, id: String, add: [String], remove: [String], now: Date) async throws -> InstallationRecord {
+        try await database.write { db in
+            guard var r = try Self.findInstallation(appID: appID, id: id, db) else { throw StoreError.notFound }
+            for tag in remove {
+                try db.execute("DELETE FROM installation_tags WHERE app_id = ? AND tag = ? AND seq = ?", [.text(appID), .text(tag), .integer(r.seq)])
+            }
+            for tag in add {
+                try db.execute("INSERT OR IGNORE INTO installation_tags (app_id, tag, seq) VALUES (?, ?, ?)", [.text(appID), .text(tag), .integer(r.seq)])
+            }
+            try db.execute("UPDATE installations SET updated_at = ?, last_seen_at = ? WHERE seq = ?", [now.sql, now.sql, .integer(r.seq)])
+            r.updatedAt = now
+            r.lastSeenAt = now
+            return try Self.withTags(r, db)
+        }
+    }
+
+    /// One page of installations in `seq` order, matching every filter set in `query`.
+    public func installations(appID: String, query q: InstallationQuery) async throws -> [InstallationRecord] {
+        try await database.read { db in
+            let rows = try db.all("""
+                SELECT \(Self.installationColumns) FROM installations i INDEXED BY installations_app_seq
+                WHERE i.app_id = ?1 AND i.seq > ?2
+                  AND (?3 IS NULL OR EXISTS (SELECT 1 FROM installation_tags t WHERE t.app_id = ?1 AND t.tag = ?3 AND t.seq = i.seq))
+                  AND (?4 IS NULL OR i.alias = ?4)
+                  AND (?5 IS NULL OR i.user_id = ?5)
+                  AND (?6 IS NULL OR i.device_token = ?6)
+                  AND (?7 IS NULL OR i.active = ?7)
+                  AND (?8 IS NULL OR i.updated_at >= ?8)
+                ORDER BY i.seq LIMIT ?9
+                """, [.text(appID), .integer(q.afterSeq), .optionalText(q.tag), .optionalText(q.alias), .optionalText(q.userID),
+                      .optionalText(q.deviceToken), q.active.map(SQLValue.bool) ?? .null, q.updatedSince.sql, .int(q.limit)],
+                Self.installation)
+            return try rows.map { try Self.withTags($0, db) }
+        }
+    }
+
+    /// Tags of the app with how many installations carry each, in name order after `after`.
+    public func tags(appID: String, after: String?, limit: Int) async throws -> [(tag: String, count: Int)] {
+        try await database.read { db in
+            try db.all("""
+                SELECT tag, count(*) FROM installation_tags WHERE app_id = ? AND tag > ? GROUP BY tag ORDER BY tag LIMIT ?
+                """, [.text(appID), .text(after ?? ""), .int(limit)]) { (tag: $0.text(0), count: $0.int(1)) }
+        }
+    }
+
+    public func aliases(appID: String, after: String?, limit: Int) async throws -> [(alias: String, count: Int)] {
+        try await database.read { db in
+            try db.all("""
+                SELECT alias, count(*) FROM installations WHERE app_id = ? AND alias IS NOT NULL AND alias > ?
+                GROUP BY alias ORDER BY alias LIMIT ?
+                """, [.text(appID), .text(after ?? ""), .int(limit)]) { (alias: $0.text(0), count: $0.int(1)) }
+        }
+    }
+
+    public func removeTagEverywhere(appID: String, tag: String) async throws -> Int {
+        try await database.write { db in
+            try db.execute("DELETE FROM installation_tags WHERE app_id = ? AND tag = ?", [.text(appID), .text(tag)])
+        }
+    }
+
+    public func installationCount(appID: String) async throws -> Int {
+        try await database.read { try $0.first("SELECT count(*) FROM installations WHERE app_id = ?", [.text(appID)]) { $0.int(0) } ?? 0 }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Herald's storage on one SQLite file (WAL). All statements are fixed SQL with bound parameters; values
+/// lists travel as one JSON array parameter read with `json_each`, so no SQL text is ever built from input.
+public final class SQLiteStore: HeraldStorage {
+    let database: SQLiteDatabase
+
+    /// Opens the database at `path` and applies pending migrations.
+    public init(path: String, now: Date = Date()) async throws {
+        database = try SQLiteDatabase(path: path)
+        let stamp = now.timeIntervalSince1970
+        _ = try await database.withWriter { try Migrator.migrate($0, migrations: HeraldSchema.migrations, now: stamp) }
+    }
+
+    public func schemaVersion() async throws -> Int {
+        try await database.read { try $0.first("SELECT max(version) FROM schema_migrations") { $0.int(0) } ?? 0 }
+    }
+
+    public func ping() async throws {
+        _ = try await database.read { try $0.first("SELECT 1") { $0.int(0) } }
+    }
+}
+
+extension Date {
+    var sql: SQLValue { .real(timeIntervalSince1970) }
+    init(sql seconds: Double) { self.init(timeIntervalSince1970: seconds) }
+}
+
+extension Optional where Wrapped == Date {
+    var sql: SQLValue { map { .real($0.timeIntervalSince1970) } ?? .null }
+}
+
+extension SQLiteRow {
+    func date(_ column: Int) -> Date { Date(sql: double(column)) }
+    func optionalDate(_ column: Int) -> Date? { optionalDouble(column).map(Date.init(sql:)) }
+}
+
+/// A JSON array of strings, as the single parameter `json_each` reads.
+func jsonArray(_ values: [String]?) -> SQLValue {
+    guard let values else { return .null }
+    var out = "["
+    for (i, v) in values.enumerated() {
+        if i > 0 { out += "," }
+        out += "\""
+        for scalar in v.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+    return .text(out + "]")
+}

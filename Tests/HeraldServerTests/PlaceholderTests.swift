@@ -1,4 +1,0 @@
-import Testing
-@testable import HeraldServer
-
-@Test func moduleLoads() {}

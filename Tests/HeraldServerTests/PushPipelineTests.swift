@@ -1,0 +1,366 @@
+import Foundation
+import Testing
+import HeraldStore
+@testable import HeraldServer
+
+/// Push API through the durable queue to the transport. The transport is the in-memory RecordingTransport,
+/// standing in for the network only; everything else (SQLite, crypto, router) is real.
+@Suite struct PushPipelineTests {
+    @Test func tagPushReachesTaggedActiveDevicesWithHeraldPushIdInThePayload() async throws {
+        let t = try await TestService()
+        let app = try await t.createApp()
+        for i in 0..<6 { try await t.register(app, "i-\(i)", token: token(i), tags: i % 2 == 0 ? ["news"] : ["sport"]) }
+        let r = await t.call("POST", "/v1/pushes", key: app.master,
+                             json: ["target": ["tags": ["news"]], "content": ["alert": ["title": "Hi", "body": "There"], "sound": "default", "data": ["deeplink": "app://x"]]])
+        #expect(r.status == 202)
+        #expect(r.body["status"] == "queued")
+        let id = try #require(r.body["id"]?.stringValue)
+        #expect(t.transport.notifications.isEmpty)   // accepted, stored, not yet sent
+        try await t.deliver()
+        let sent = t.transport.notifications
+        #expect(Set(sent.map(\.deviceToken)) == [token(0), token(2), token(4)])
+        let p = payload(sent[0])
+        #expect(p["herald"]?["pushId"]?.stringValue == id)
+        #expect(p["aps"]?["alert"]?["title"] == "Hi" && p["aps"]?["sound"] == "default" && p["deeplink"] == "app://x")
+        #expect(sent.allSatisfy { $0.pushType == "alert" && $0.priority == 10 && $0.topic == "com.example.demo" })
+        let status = await t.status(app, id, include: true)
+        #expect(status["status"] == "done")
+        #expect(status["counts"]?["targeted"] == 3 && status["counts"]?["sent"] == 3 && status["counts"]?["pending"] == 0)
+        let deliveries = status["deliveries"]?.arrayValue ?? []
+        #expect(deliveries.count == 3 && deliveries.allSatisfy { $0["state"] == "sent" && $0["status"] == 200 })
+        #expect(Set(deliveries.compactMap { $0["apnsId"]?.stringValue }) == Set(sent.map(\.apnsID)))
+    }
+
+    @Test func apnsIDIsStablePerPushAndInstallation() async throws {
+        let crypto = try SecretBoxCrypto(secretKey: Array(repeating: 1, count: 32))
+        let a = stableAPNsID(pushID: "p", installationID: "i", crypto: crypto)
+        #expect(a == stableAPNsID(pushID: "p", installationID: "i", crypto: crypto))
+        #expect(a != stableAPNsID(pushID: "p", installationID: "j", crypto: crypto))
+        #expect(a.count == 36 && Array(a)[14] == "5")
+    }
+
+    @Test func targetingByTagsAllNoneAliasAndPropertyFilters() async throws {
+        let t = try await TestService()
+        let app = try await t.createApp()
+        try await t.register(app, "a", token: token(1), tags: ["news", "vip"], extra: ["locale": "fr-FR", "properties": ["plan": "gold"]])
+        try await t.register(app, "b", token: token(2), tags: ["news"], extra: ["locale": "fr-CA", "properties": ["plan": "free"]])
+        try await t.register(app, "c", token: token(3), tags: ["news", "muted"], extra: ["locale": "en-US", "alias": "carol"])
+        func audience(_ target: JSON) async -> Int? {
+            await t.call("POST", "/v1/pushes", key: app.master, json: ["target": target, "content": ["alert": "x"], "dryRun": true]).body["audience"]?.intValue
+        }
+        #expect(await audience(["tags": ["all": ["news", "vip"]]]) == 1)
+        #expect(await audience(["tags": ["any": ["news"], "none": ["muted"]]]) == 2)
+        #expect(await audience(["aliases": ["carol", "nobody"]]) == 1)
+        #expect(await audience(["all": true, "filter": ["locale": "fr"]]) == 2)
+        #expect(await audience(["all": true, "filter": ["properties": ["plan": ["in": ["gold", "silver"]]]]]) == 1)
+        #expect(await audience(["tokens": [.string(token(2)), .string(token(9))]]) == 1)
+        #expect(await audience(["all": true, "environment": "sandbox"]) == 0)
+        // Dry runs store nothing.
+        #expect(await t.call("GET", "/v1/pushes", key: app.master).body["pushes"] == [])
+    }
+
+    @Test func localizedVariantsAreEncodedOncePerVariant() async throws {
+        let t = try await TestService()
+        let app = try await t.createApp()
+        try await t.register(app, "fr1", token: token(1), extra: ["locale": "fr-FR"])
+        try await t.register(app, "fr2", token: token(2), extra: ["locale": "fr-CA"])
+        try await t.register(app, "en", token: token(3), extra: ["locale": "en-US"])
+        _ = try await t.push(app, ["target": ["all": true],
+                                   "content": ["alert": ["title": "Hello", "body": "Shipped"], "localized": ["fr": ["body": "Expédié"]]]])
+        try await t.deliver()
+        let byToken = Dictionary(uniqueKeysWithValues: t.transport.notifications.map { ($0.deviceToken, $0) })
+        #expect(payload(byToken[token(1)]!)["aps"]?["alert"] == ["title": "Hello", "body": "Expédié"])
+        #expect(payload(byToken[token(3)]!)["aps"]?["alert"] == ["title": "Hello", "body": "Shipped"])
+        // Same variant → the very same payload buffer, not a copy per device.
+        let a = byToken[token(1)]!.payload, b = byToken[token(2)]!.payload
+        #expect(a.withUnsafeBufferPointer { $0.baseAddress } == b.withUnsafeBufferPointer { $0.baseAddress })
+    }
+
+    @Test(arguments: ["Unregistered", "BadDeviceToken", "DeviceTokenNotForTopic", "ExpiredToken"])
+    func deadTokenRetiresTheInstallationAndReRegistrationRevivesIt(reason: String) async throws {
+        let t = try await TestService()
+        let app = try await t.createApp()
+        try await t.register(app, "dead", token: token(1))
+        try await t.register(app, "alive", token: token(2))
+        let stamp = start   // APNs: the token stopped being valid at (not after) its registration
+        t.transport.answer { n in
+            n.deviceToken == token(1) ? DeliveryResult(id: n.id, status: reason == "Unregistered" ? 410 : 400, reason: reason, unregisteredAt: stamp)
+                                      : DeliveryResult(id: n.id, status: 200)
+        }
+        let id = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"]])
+        try await t.deliver()
+        let status = await t.status(app, id)
+        #expect(status["counts"]?["sent"] == 1 && status["counts"]?["failed"] == 1 && status["counts"]?["retired"] == 1)
+        #expect(status["failures"] == .object([reason: 1]))
+        let dead = await t.call("GET", "/v1/installations/dead", key: app.master).body
+        #expect(dead["active"] == false && dead["inactiveReason"]?.stringValue == reason)
+        // The next push skips it; registering again brings it back.
+        t.transport.answer { DeliveryResult(id: $0.id, status: 200) }
+        let second = try await t.push(app, ["target": ["all": true], "content": ["alert": "y"]])
+        try await t.deliver()
+        #expect(await t.status(app, second)["counts"]?["targeted"] == 1)
+        try await t.register(app, "dead", token: token(1))
+        #expect(await t.call("GET", "/v1/installations/dead", key: app.master).body["active"] == true)
+    }
+
+    @Test func a410OlderThanTheLatestRegistrationDoesNotRetire() async throws {
+        let t = try await TestService()
+        let app = try await t.createApp()
+        try await t.register(app, "i", token: token(1))
+        // APNs says the token died an hour before the device registered it again.
+        t.transport.answer { DeliveryResult(id: $0.id, status: 410, reason: "Unregistered", unregisteredAt: start.addingTimeInterval(-3600)) }
+        let id = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"]])
+        try await t.deliver()
+        #expect(await t.status(app, id)["counts"]?["retired"] == 0)
+        #expect(await t.call("GET", "/v1/installations/i", key: app.master).body["active"] == true)
+    }
+
+    @Test func transientFailuresRetryWithBackoffUntilSent() async throws {
+        let t = try await TestService { $0.retryBase = 10; $0.retryCap = 60 }
+        let app = try await t.createApp()
+        try await t.register(app, "i", token: token(1))
+        t.transport.answer { DeliveryResult(id: $0.id, status: 503, reason: "ServiceUnavailable") }
+        let id = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"]])
+        try await t.deliver()
+        #expect(t.transport.notifications.count == 1)
+        #expect(await t.status(app, id)["status"] == "sending")
+        try await t.deliver()
+        #expect(t.transport.notifications.count == 1)   // not due yet: backoff is at least 5 s
+        t.transport.answer { DeliveryResult(id: $0.id, status: 200) }
+        t.clock.advance(by: 11)
+        try await t.deliver()
+        let sent = t.transport.notifications
+        #expect(sent.count == 2 && sent[0].apnsID == sent[1].apnsID)
+        let status = await t.status(app, id, include: true)
+        #expect(status["status"] == "done" && status["counts"]?["sent"] == 1)
+        #expect(status["deliveries"]?.arrayValue?.first?["attempts"] == 2)
+    }
+
+    @Test func retriesStopAtTheExpiration() async throws {
+        let t = try await TestService { $0.retryBase = 10; $0.retryCap = 10 }
+        let app = try await t.createApp()
+        try await t.register(app, "i", token: token(1))
+        t.transport.answer { DeliveryResult(id: $0.id, status: 500, reason: "InternalServerError") }
+        let id = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"], "options": ["ttl": 30]])
+        for _ in 0..<6 { try await t.deliver(); t.clock.advance(by: 10) }
+        let status = await t.status(app, id)
+        #expect(status["status"] == "done")
+        #expect(status["counts"]?["failed"] == 1)
+        #expect(t.transport.notifications.count <= 4)
+    }
+
+    @Test func credentialFailurePausesTheAppUntilANewCredentialArrives() async throws {
+        let t = try await TestService()
+        let app = try await t.createApp()
+        try await t.register(app, "i", token: token(1))
+        t.transport.answer { DeliveryResult(id: $0.id, status: 403, reason: "InvalidProviderToken") }
+        let id = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"]])
+        try await t.deliver()
+        var status = await t.status(app, id)
+        #expect(status["status"] == "sending")
+        #expect(status["paused"]?["reason"] == "InvalidProviderToken")
+        #expect(status["counts"]?["failed"] == 0)
+        let ready = await t.call("GET", "/readyz")
+        #expect(ready.body["pausedApps"]?.arrayValue?.first?["id"]?.stringValue == app.id)
+        try await t.deliver()
+        #expect(t.transport.notifications.count == 1)   // paused: nothing more is sent
+        t.transport.answer { DeliveryResult(id: $0.id, status: 200) }
+        #expect(await t.call("PUT", "/v1/apps/\(app.id)/credentials/production", key: app.master, json: p8Credential).status == 200)
+        try await t.deliver()
+        status = await t.status(app, id)
+        #expect(status["status"] == "done" && status["counts"]?["sent"] == 1 && status["paused"] == .null)
+    }
+
+    @Test func idempotencyKeyReturnsTheSamePushAndSendsNothingTwice() async throws {
+        let t = try await TestService()
+        let app = try await t.createApp()
+        try await t.register(app, "i", token: token(1))
+        let body: JSON = ["target": ["all": true], "content": ["alert": "x"], "idempotencyKey": "order-42"]
+        let first = await t.call("POST", "/v1/pushes", key: app.master, json: body)
+        try await t.deliver()
+        let second = await t.call("POST", "/v1/pushes", key: app.master, json: body)
+        let viaHeader = await t.call("POST", "/v1/pushes", key: app.master, json: ["target": ["all": true], "content": ["alert": "x"]],
+                                     headers: ["Idempotency-Key": "order-42"])
+        try await t.deliver()
+        #expect(first.status == 202 && second.status == 200 && viaHeader.status == 200)
+        #expect(second.body["id"] == first.body["id"] && viaHeader.body["id"] == first.body["id"])
+        #expect(second.headers["idempotent-replay"] == "true")
+        #expect(t.transport.notifications.count == 1)
+        // After the window the key is free again.
+        t.clock.advance(by: 86_401)
+        let later = await t.call("POST", "/v1/pushes", key: app.master, json: body)
+        #expect(later.status == 202 && later.body["id"] != first.body["id"])
+    }
+
+    @Test func scheduledPushWaitsForItsTimeAndCanBeCancelled() async throws {
+        let t = try await TestService()
+        let app = try await t.createApp()
+        try await t.register(app, "i", token: token(1))
+        let later = try await t.push(app, ["target": ["all": true], "content": ["alert": "later"], "options": ["sendAt": "2027-01-15T09:00:00Z"]])
+        let cancelled = try await t.push(app, ["target": ["all": true], "content": ["alert": "never"], "options": ["sendAt": "2027-01-15T09:00:00Z"]])
+        #expect(await t.status(app, later)["status"] == "scheduled")
+        try await t.deliver()
+        #expect(t.transport.notifications.isEmpty)
+        let c = await t.call("POST", "/v1/pushes/\(cancelled)/cancel", key: app.master)
+        #expect(c.status == 200 && c.body["status"] == "cancelled")
+        t.clock.advance(by: 3600)
+        try await t.deliver()
+        #expect(t.transport.notifications.map { payload($0)["aps"]?["alert"] } == ["later"])
+        #expect(await t.status(app, later)["status"] == "done")
+        #expect(await t.status(app, cancelled)["counts"]?["sent"] == 0)
+    }
+
+    @Test func localTimeDeliveryFollowsEachDevicesTimeZone() async throws {
+        let t = try await TestService()
+        let app = try await t.createApp()
+        try await t.register(app, "tokyo", token: token(1), extra: ["timeZone": "Asia/Tokyo"])      // 08:00Z = 17:00 local
+        try await t.register(app, "paris", token: token(2), extra: ["timeZone": "Europe/Paris"])    // 08:00Z = 09:00 local
+        try await t.register(app, "nozone", token: token(3))                                        // app default: UTC
+        _ = try await t.push(app, ["target": ["all": true], "content": ["alert": "morning"], "options": ["localTime": "10:00"]])
+        try await t.deliver()
+        #expect(t.transport.notifications.isEmpty)
+        t.clock.advance(by: 3600)          // 09:00Z = 10:00 Paris
+        try await t.deliver()
+        #expect(t.transport.notifications.map(\.deviceToken) == [token(2)])
+        t.clock.advance(by: 3600)          // 10:00Z = 10:00 UTC
+        try await t.deliver()
+        #expect(t.transport.notifications.map(\.deviceToken) == [token(2), token(3)])
+        t.clock.advance(by: 16 * 3600)     // 02:00Z next day = 11:00 Tokyo (10:00 passed at 01:00Z)
+        try await t.deliver()
+        #expect(t.transport.notifications.map(\.deviceToken) == [token(2), token(3), token(1)])
+    }
+
+    @Test func badgeIncrementsAreAtomicUnderConcurrentPushes() async throws {
+        let t = try await TestService()
+        let app = try await t.createApp()
+        try await t.register(app, "i", token: token(1), extra: ["badge": 2])
+        func concurrently(_ n: Int, _ badge: JSON) async throws {
+            try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<n {
+                    group.addTask { try await t.push(app, ["target": ["all": true], "content": ["alert": "x", "badge": badge]]) }
+                }
+                try await group.waitForAll()
+            }
+            try await t.deliver()
+        }
+        try await concurrently(10, ["increment": 1])
+        var badges = t.transport.notifications.compactMap { payload($0)["aps"]?["badge"]?.intValue }
+        // Each push saw its own count: 3, 4, ... 12, none twice, none lost.
+        #expect(badges.sorted() == Array(3...12))
+        try await concurrently(2, ["decrement": 5])
+        badges = t.transport.notifications.compactMap { payload($0)["aps"]?["badge"]?.intValue }
+        #expect(badges.suffix(2).sorted() == [2, 7])
+        #expect(await t.call("GET", "/v1/installations/i", key: app.master).body["badge"] == 2)
+        // Decrements stop at zero; the device resets its badge, and the next increment starts from there.
+        try await concurrently(1, ["decrement": 9])
+        #expect(payload(t.transport.notifications.last!)["aps"]?["badge"] == 0)
+        _ = await t.call("PATCH", "/v1/installations/i", key: app.client, json: ["badge": 0])
+        try await concurrently(1, ["increment": 1])
+        #expect(payload(t.transport.notifications.last!)["aps"]?["badge"] == 1)
+    }
+
+    @Test func backgroundPushesGetTheRightTypeAndPriority() async throws {
+        let t = try await TestService()
+        let app = try await t.createApp()
+        try await t.register(app, "i", token: token(1))
+        _ = try await t.push(app, ["target": ["all": true], "content": ["contentAvailable": true, "data": ["sync": true]]])
+        try await t.deliver()
+        let n = try #require(t.transport.notifications.first)
+        #expect(n.pushType == "background" && n.priority == 5)
+        #expect(payload(n)["aps"] == ["content-available": 1])
+        let bad = await t.call("POST", "/v1/pushes", key: app.master,
+                               json: ["target": ["all": true], "content": ["contentAvailable": true], "options": ["pushType": "background", "priority": 10]])
+        #expect(bad.status == 422 && bad.errorField == "options.priority")
+    }
+
+    @Test(arguments: [
+        (["content": ["alert": "x"]] as JSON, "target"),
+        (["target": ["all": true]] as JSON, "content"),
+        (["target": [:], "content": ["alert": "x"]] as JSON, "target"),
+        (["target": ["all": true, "aliases": ["a"]], "content": ["alert": "x"]] as JSON, "target"),
+        (["target": ["tokens": ["zz"]], "content": ["alert": "x"]] as JSON, "target.tokens[0]"),
+        (["target": ["all": true], "content": [:]] as JSON, "content"),
+        (["target": ["all": true], "content": ["alert": "x", "badge": "Increment"]] as JSON, "content.badge"),
+        (["target": ["all": true], "content": ["alert": "x", "data": ["aps": 1]]] as JSON, "content.data.aps"),
+        (["target": ["all": true], "content": ["alert": "x"], "options": ["ttl": 10, "expiration": "2027-01-16T00:00:00Z"]] as JSON, "options.ttl"),
+        (["target": ["all": true], "content": ["alert": "x"], "options": ["sendAt": "tomorrow"]] as JSON, "options.sendAt"),
+        (["target": ["all": true], "content": ["alert": "x"], "options": ["localTime": "25:00"]] as JSON, "options.localTime"),
+        (["target": ["all": true], "content": ["alert": "x"], "options": ["pushType": "fax"]] as JSON, "options.pushType"),
+        (["target": ["all": true], "content": ["alert": "x"], "options": ["collapseId": .string(String(repeating: "c", count: 65))]] as JSON, "options.collapseId"),
+        (["target": ["all": true], "content": ["alert": .string(String(repeating: "a", count: 4090))]] as JSON, "content"),
+        (["target": ["all": true], "content": ["alert": "x", "interruptionLevel": "loud"]] as JSON, "content.interruptionLevel"),
+        (["target": ["all": true, "filter": ["locale": ["a": 1]]], "content": ["alert": "x"]] as JSON, "target.filter.locale"),
+    ])
+    func invalidPushesAre422NamingTheFieldAndStoreNothing(body: JSON, field: String) async throws {
+        let t = try await TestService()
+        let app = try await t.createApp()
+        let r = await t.call("POST", "/v1/pushes", key: app.master, json: body)
+        #expect(r.status == 422, "\(r.text)")
+        #expect(r.errorField == field, "\(r.text)")
+        #expect(await t.call("GET", "/v1/pushes", key: app.master).body["pushes"] == [])
+    }
+
+    @Test func anUnfinishedPushResumesAfterARestartWithoutResending() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-restart-\(UUID().uuidString)")
+        let clock = ManualClock(start)
+        var app: TestService.App!
+        var pushID = ""
+        do {
+            let t = try await TestService(directory: dir, clock: clock) { $0.fanOutBatchSize = 4; $0.dispatchBatchSize = 3; $0.dispatchConcurrency = 1 }
+            app = try await t.createApp()
+            for i in 0..<10 { try await t.register(app, "i-\(i)", token: token(i)) }
+            pushID = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"]])
+            // One round: a first fan-out page and one batch sent, then a delivery claimed by a "crashed" worker.
+            _ = try await t.service.engine.runOnce()
+            #expect(t.transport.notifications.count == 3)
+            let stuck = try await t.service.store.claimDeliveries(pushID: pushID, limit: 1, now: clock.now())
+            #expect(stuck.count == 1)
+        }
+        let restarted = RecordingTransport()
+        let t2 = try await TestService(directory: dir, transport: restarted, clock: clock) { $0.fanOutBatchSize = 4; $0.dispatchBatchSize = 3 }
+        try await t2.deliver()
+        #expect(restarted.notifications.count == 7)
+        let status = await t2.status(app, pushID)
+        #expect(status["status"] == "done" && status["counts"]?["sent"] == 10 && status["counts"]?["targeted"] == 10)
+    }
+
+    @Test func perPushRateLimitSpreadsDeliveryOverTime() async throws {
+        let t = try await TestService()
+        let app = try await t.createApp()
+        for i in 0..<5 { try await t.register(app, "i-\(i)", token: token(i)) }
+        _ = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"], "options": ["rateLimit": 2]])
+        try await t.deliver()
+        #expect(t.transport.notifications.count == 2)
+        t.clock.advance(by: 1)
+        try await t.deliver()
+        #expect(t.transport.notifications.count == 4)
+        t.clock.advance(by: 1)
+        try await t.deliver()
+        #expect(t.transport.notifications.count == 5)
+    }
+
+    @Test func pushesShareTheDispatcherFairly() async throws {
+        let t = try await TestService { $0.dispatchBatchSize = 2; $0.dispatchConcurrency = 1 }
+        let app = try await t.createApp()
+        for i in 0..<6 { try await t.register(app, "i-\(i)", token: token(i)) }
+        let big = try await t.push(app, ["target": ["all": true], "content": ["alert": "big"]])
+        let small = try await t.push(app, ["target": ["tokens": [.string(token(0))]], "content": ["alert": "small"]])
+        for _ in 0..<3 { _ = try await t.service.engine.runOnce() }
+        // The small push is not stuck behind the big one.
+        #expect(t.transport.batches.contains { $0.pushID == small })
+        #expect(t.transport.batches.prefix(2).map(\.pushID).contains(small))
+        try await t.deliver()
+        #expect(await t.status(app, big)["counts"]?["sent"] == 6)
+    }
+
+    @Test func pushWithoutCredentialFailsItsDeliveriesWithAClearReason() async throws {
+        let t = try await TestService()
+        let app = try await t.createApp(withCredentials: false)
+        try await t.register(app, "i", token: token(1))
+        let id = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"]])
+        try await t.deliver()
+        let status = await t.status(app, id)
+        #expect(status["failures"] == ["NoCredential": 1])
+        #expect(t.transport.notifications.isEmpty)
+    }
+}

@@ -1,4 +1,0 @@
-import Testing
-@testable import HeraldStore
-
-@Test func moduleLoads() {}

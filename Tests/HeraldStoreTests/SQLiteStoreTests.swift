@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+@testable import HeraldStore
+
+@Suite struct SQLiteStoreTests {
+    @Test func migrationsRunOnceAndSurviveReopen() async throws {
+        let (store, dir) = try await makeStore()
+        #expect(try await store.schemaVersion() == HeraldSchema.migrations.last!.version)
+        try await makeApp(store)
+        let reopened = try await SQLiteStore(path: dir.appendingPathComponent("herald.sqlite").path)
+        #expect(try await reopened.schemaVersion() == HeraldSchema.migrations.last!.version)
+        #expect(try await reopened.app(id: "app1")?.name == "app1")
+    }
+
+    @Test func upsertMatchesByInstallationIDThenToken() async throws {
+        let (store, _) = try await makeStore()
+        try await makeApp(store)
+        let first = try await register(store, iid: "i-1", token: "aa", tags: ["news"])
+        let again = try await register(store, iid: "i-1", token: "bb", tags: ["sport", "news"])
+        #expect(again.id == first.id)
+        #expect(again.deviceToken == "bb")
+        #expect(again.tags == ["news", "sport"])
+        // A reinstall: new installation id, same token: the row is adopted, not duplicated.
+        let reinstall = try await register(store, iid: "i-2", token: "bb")
+        #expect(reinstall.id == first.id)
+        #expect(reinstall.installationID == "i-2")
+        #expect(try await store.installationCount(appID: "app1") == 1)
+    }
+
+    @Test func aTokenMovingToAnotherInstallationDeactivatesTheStaleRow() async throws {
+        let (store, _) = try await makeStore()
+        try await makeApp(store)
+        let a = try await register(store, iid: "i-1", token: "aa")
+        _ = try await register(store, iid: "i-2", token: "bb")
+        _ = try await register(store, iid: "i-2", token: "aa")
+        let stale = try #require(try await store.installation(appID: "app1", id: a.id))
+        #expect(stale.active == false)
+        #expect(stale.deviceToken == nil)
+    }
+
+    @Test func fanOutAppliesBadgeIncrementPerInstallationAndAdvancesCursor() async throws {
+        let (store, _) = try await makeStore()
+        try await makeApp(store)
+        for i in 0..<5 { _ = try await register(store, iid: "i-\(i)", token: "t\(i)", tags: i % 2 == 0 ? ["even"] : ["odd"]) }
+        let push = PushRecord(id: "p1", appID: "app1", idempotencyKey: nil, request: "{}", status: .queued, createdAt: t0, sendAt: nil, expiresAt: nil)
+        _ = try await store.insertPush(push, idempotentSince: t0)
+        let selector = AudienceSelector(source: .all, tagsAny: ["even"])
+        let plan: @Sendable ([AudienceMember]) -> [PlannedDelivery] = { members in
+            members.map { PlannedDelivery(seq: $0.seq, installationID: $0.id, deviceToken: $0.deviceToken, environment: $0.environment, variant: "", notBefore: t0) }
+        }
+        var progress = try await store.fanOut(pushID: "p1", selector: selector, badge: .add(2), limit: 2, now: t0, plan: plan)
+        #expect(progress.planned == 2 && !progress.done)
+        progress = try await store.fanOut(pushID: "p1", selector: selector, badge: .add(2), limit: 2, now: t0, plan: plan)
+        #expect(progress.planned == 1 && progress.done)
+        let claimed = try await store.claimDeliveries(pushID: "p1", limit: 10, now: t0)
+        #expect(claimed.count == 3)
+        #expect(claimed.allSatisfy { $0.badge == 2 })
+        #expect(Set(claimed.map(\.deviceToken)) == ["t0", "t2", "t4"])
+        #expect(try await store.claimDeliveries(pushID: "p1", limit: 10, now: t0).isEmpty)
+    }
+
+    @Test func retirementIsSkippedWhenTheTokenWasRegisteredAfterThe410Timestamp() async throws {
+        let (store, _) = try await makeStore()
+        try await makeApp(store)
+        let old = try await register(store, iid: "i-1", token: "aa", now: t0)
+        let fresh = try await register(store, iid: "i-2", token: "bb", now: t0.addingTimeInterval(100))
+        _ = try await store.insertPush(PushRecord(id: "p1", appID: "app1", idempotencyKey: nil, request: "{}", status: .queued, createdAt: t0, sendAt: nil, expiresAt: nil), idempotentSince: t0)
+        _ = try await store.fanOut(pushID: "p1", selector: AudienceSelector(source: .all), badge: nil, limit: 10, now: t0) { members in
+            members.map { PlannedDelivery(seq: $0.seq, installationID: $0.id, deviceToken: $0.deviceToken, environment: $0.environment, variant: "", notBefore: t0) }
+        }
+        let claimed = try await store.claimDeliveries(pushID: "p1", limit: 10, now: t0)
+        let stamp = t0.addingTimeInterval(50)
+        let result = try await store.recordOutcomes(pushID: "p1", outcomes: claimed.map {
+            DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .failed(reason: "Unregistered", status: 410, retire: true, timestamp: stamp))
+        }, now: t0.addingTimeInterval(200))
+        // A late second answer for the same deliveries changes nothing.
+        let late = try await store.recordOutcomes(pushID: "p1", outcomes: claimed.map {
+            DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .sent(apnsID: "x", status: 200))
+        }, now: t0.addingTimeInterval(300))
+        #expect(late.sent == 0)
+        #expect(result.retired == 1)
+        #expect(try await store.installation(appID: "app1", id: old.id)?.active == false)
+        #expect(try await store.installation(appID: "app1", id: fresh.id)?.active == true)
+        #expect(try await store.failureReasons(pushID: "p1") == ["Unregistered": 2])
+    }
+
+    @Test func idempotencyKeyReturnsTheEarlierPushWithinTheWindow() async throws {
+        let (store, _) = try await makeStore()
+        try await makeApp(store)
+        let p1 = PushRecord(id: "p1", appID: "app1", idempotencyKey: "k", request: "{}", status: .queued, createdAt: t0, sendAt: nil, expiresAt: nil)
+        #expect(try await store.insertPush(p1, idempotentSince: t0.addingTimeInterval(-10)).created)
+        let p2 = PushRecord(id: "p2", appID: "app1", idempotencyKey: "k", request: "{}", status: .queued, createdAt: t0, sendAt: nil, expiresAt: nil)
+        let (same, created) = try await store.insertPush(p2, idempotentSince: t0.addingTimeInterval(-10))
+        #expect(!created && same.id == "p1")
+        let (later, createdLater) = try await store.insertPush(p2, idempotentSince: t0.addingTimeInterval(1))
+        #expect(createdLater && later.id == "p2")
+    }
+
+    @Test func valuesWithQuotesTravelSafelyThroughJSONParameters() async throws {
+        let (store, _) = try await makeStore()
+        try await makeApp(store)
+        var d = InstallationDraft(installationID: "i-1", deviceToken: "aa", environment: "production")
+        d.alias = .some("o'brien \"x\" \\ ]")
+        _ = try await store.upsertInstallation(appID: "app1", draft: d, match: .installationIDOrToken, newID: "s1", now: t0)
+        let members = try await store.audience(appID: "app1", selector: AudienceSelector(source: .aliases(["o'brien \"x\" \\ ]"])), after: 0, limit: 10)
+        #expect(members.map(\.id) == ["s1"])
+    }
+}
