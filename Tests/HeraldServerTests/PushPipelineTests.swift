@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import HeraldStore
 @testable import HeraldServer
@@ -150,7 +151,8 @@ import HeraldStore
     }
 
     @Test func credentialFailurePausesTheAppUntilANewCredentialArrives() async throws {
-        let t = try await TestService()
+        let lines = Mutex<[String]>([])
+        let t = try await TestService(log: { level, message in lines.withLock { $0.append("\(level.rawValue) \(message)") } })
         let app = try await t.createApp()
         try await t.register(app, "i", token: token(1))
         t.transport.answer { DeliveryResult(id: $0.id, status: 403, reason: "InvalidProviderToken") }
@@ -160,6 +162,7 @@ import HeraldStore
         #expect(status["status"] == "sending")
         #expect(status["paused"]?["reason"] == "InvalidProviderToken")
         #expect(status["counts"]?["failed"] == 0)
+        #expect(lines.withLock { $0 }.contains { $0.hasPrefix("warning app \(app.id) paused") && $0.contains("InvalidProviderToken") })
         let ready = await t.call("GET", "/readyz")
         #expect(ready.body["pausedApps"]?.arrayValue?.first?["id"]?.stringValue == app.id)
         try await t.deliver()
