@@ -10,16 +10,25 @@ public protocol Command {
     /// Extra paragraphs for `--help` (examples, notes).
     static var discussion: String { get }
     static var options: [Option] { get }
+    /// Commands under this one (`herald sim key ...`); empty for a leaf command.
+    static var subcommands: [Command.Type] { get }
     /// Runs the command; returns the exit code.
     static func run(_ args: ParsedArguments) async throws -> Int32
 }
 
 extension Command {
     public static var discussion: String { "" }
+    public static var subcommands: [Command.Type] { [] }
 
     static func helpText() -> String {
         var text = "OVERVIEW: \(abstract)\n\nUSAGE: herald \(name) \(usage)\n"
         if !discussion.isEmpty { text += "\n\(discussion)\n" }
+        if !subcommands.isEmpty {
+            text += "\nSUBCOMMANDS:\n"
+            for c in subcommands {
+                text += "  \(c.name.split(separator: " ").last!.padding(toLength: 14, withPad: " ", startingAt: 0))\(c.abstract)\n"
+            }
+        }
         text += "\nOPTIONS:\n"
         let rows = (options + [.flag("help", "Show this help.")]).map { o -> (String, String) in
             ("--\(o.name)" + (o.valueName.map { " <\($0)>" } ?? ""), o.help + (o.repeatable ? " (repeatable)" : ""))

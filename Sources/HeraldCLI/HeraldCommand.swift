@@ -4,7 +4,7 @@ import Foundation
 public enum HeraldCommand {
     public static let version = "0.1.0"
 
-    static var commands: [Command.Type] { [SendCommand.self] }
+    static var commands: [Command.Type] { [SendCommand.self, SimCommand.self, DeviceCommand.self] }
 
     /// Runs the command line and exits with its status. Call from `main.swift`; blocking the main
     /// thread here is fine, the work runs on the cooperative pool and the event loops.
@@ -31,11 +31,16 @@ public enum HeraldCommand {
             print("herald \(version)")
             return 0
         }
-        guard let command = commands.first(where: { $0.name == first }) else {
+        guard var command = commands.first(where: { $0.name == first }) else {
             Console.error("error: unknown command '\(first)'. Run `herald --help` for the commands.")
             return 64
         }
-        let rest = Array(args.dropFirst())
+        var rest = Array(args.dropFirst())
+        // Walk down `herald sim key ...`: a subcommand's name is its parent's plus one word.
+        while let next = rest.first, let sub = command.subcommands.first(where: { $0.name == "\(command.name) \(next)" }) {
+            command = sub
+            rest.removeFirst()
+        }
         if rest.contains("--help") || rest.contains("-h") {
             print(command.helpText())
             return 0

@@ -46,7 +46,9 @@ public struct AttachmentDownloader: Sendable {
         configuration.timeoutIntervalForRequest = timeBudget
         configuration.timeoutIntervalForResource = timeBudget
         let session = URLSession(configuration: configuration)
-        defer { session.finishTasksAndInvalidate() }
+        // Invalidate off this path: swift-corelibs-foundation can hold the caller until a slow transfer
+        // ends, which would spend the time budget the extension does not have.
+        defer { DispatchQueue.global().async { session.invalidateAndCancel() } }
         let outcome = FirstOutcome<DownloadedAttachment>()
         let budget = timeBudget
         return try await withTaskCancellationHandler {

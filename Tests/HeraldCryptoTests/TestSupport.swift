@@ -38,13 +38,13 @@ struct CommandResult {
 }
 
 /// Runs the `openssl` command line tool: the independent implementation our results are checked against.
-/// The child runs on a Dispatch thread so that waiting for it never blocks the cooperative pool (other
-/// suites' live servers need it while these tests run in parallel).
+/// The child is waited for on a thread of its own, so that neither the cooperative pool nor Dispatch's
+/// shared queues are held up (other suites' live servers and timers need them while these tests run).
 @discardableResult
 func openssl(_ arguments: [String], input: [UInt8]? = nil, in directory: TemporaryDirectory? = nil) async throws -> CommandResult {
     let path = directory?.path
     return try await withCheckedThrowingContinuation { cont in
-        DispatchQueue.global().async {
+        Thread.detachNewThread {
             cont.resume(with: Result { try opensslBlocking(arguments, input: input, inPath: path) })
         }
     }

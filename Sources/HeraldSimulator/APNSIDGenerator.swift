@@ -1,0 +1,53 @@
+import Synchronization
+
+/// Cheap unique `apns-id`s: a random 64-bit prefix chosen once plus an atomic counter, formatted as a
+/// canonical lowercase UUID (version 4 and variant bits set), with no allocation beyond the string.
+final class APNSIDGenerator: Sendable {
+    private let prefix: UInt64
+    private let counter = Atomic<UInt64>(0)
+
+    init() {
+        prefix = (UInt64.random(in: 0...UInt64.max) & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
+    }
+
+    func next() -> String {
+        let n = counter.add(1, ordering: .relaxed).newValue
+        let low = (n & 0x0FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+        return Self.format(prefix, low)
+    }
+
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    static func format(_ high: UInt64, _ low: UInt64) -> String {
+        String(unsafeUninitializedCapacity: 36) { out in
+            var i = 0
+            func put(_ value: UInt64, nibbles: Int) {
+                for shift in stride(from: (nibbles - 1) * 4, through: 0, by: -4) {
+                    out[i] = digits[Int((value >> UInt64(shift)) & 0xF)]
+                    i += 1
+                }
+            }
+            func dash() { out[i] = UInt8(ascii: "-"); i += 1 }
+            put(high >> 32, nibbles: 8); dash()
+            put((high >> 16) & 0xFFFF, nibbles: 4); dash()
+            put(high & 0xFFFF, nibbles: 4); dash()
+            put(low >> 48, nibbles: 4); dash()
+            put(low & 0xFFFF_FFFF_FFFF, nibbles: 12)
+            return 36
+        }
+    }
+
+    /// 8-4-4-4-12 hexadecimal digits (either case), as `apns-id` must be.
+    static func isCanonicalUUID(_ s: String) -> Bool {
+        let u = s.utf8
+        guard u.count == 36 else { return false }
+        for (i, c) in u.enumerated() {
+            if i == 8 || i == 13 || i == 18 || i == 23 {
+                if c != UInt8(ascii: "-") { return false }
+            } else if !((c >= 0x30 && c <= 0x39) || (c | 0x20 >= 0x61 && c | 0x20 <= 0x66)) {
+                return false
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,237 @@
+import APNSCore
+import Foundation
+import HeraldHTTP
+
+/// The HTTP/2 provider API (`POST /3/device/<token>`) without sockets: validation in a fixed, documented
+/// order (docs/simulator.md), authentication, delivery. Synchronous and I/O-free, so the transport calls it
+/// on its loop thread and tests call it directly.
+public final class ProviderEndpoint: Sendable {
+    let state: SimulatorState
+    let authenticator: ProviderTokenAuthenticator
+    let configuration: SimulatorConfiguration
+    private let ids = APNSIDGenerator()
+
+    init(state: SimulatorState, authenticator: ProviderTokenAuthenticator, configuration: SimulatorConfiguration) {
+        self.state = state
+        self.authenticator = authenticator
+        self.configuration = configuration
+    }
+
+    /// Validates and answers one request. Side effects on the connection (raise the stream limit, send
+    /// GOAWAY) are left in `connection` for the transport to apply.
+    public func process(request: HTTPRequest, connection: ConnectionAuthState, now: Date) -> HTTPResponse {
+        let requestID = request.headers["apns-id"]
+        switch validate(request, connection: connection, now: now) {
+        case let .success(notification):
+            guard state.allowRequest(to: notification.deviceToken, now: now) else {
+                return reject(.tooManyRequests, apnsID: notification.apnsID)
+            }
+            state.accept(notification, now: now)
+            return success(apnsID: notification.apnsID, environment: connection.environment)
+        case let .failure(failure):
+            let apnsID = failure.rejection == .badMessageId ? ids.next() : (requestID ?? ids.next())
+            return reject(failure.rejection, apnsID: apnsID, timestamp: failure.timestamp)
+        }
+    }
+
+    /// Counting mode: 200 for anything, with the request's `apns-id` or a cheap generated one. One atomic
+    /// increment; nothing is parsed, checked or stored.
+    public func acceptAll(_ request: HTTPRequest) -> HTTPResponse {
+        state.acceptAllCount.add(1, ordering: .relaxed)
+        return HTTPResponse(status: 200, headers: ["apns-id": request.headers["apns-id"] ?? ids.next()])
+    }
+
+    /// What the transport should do with a request once faults are taken into account.
+    public enum Action {
+        case respond(HTTPResponse)
+        case respondAfter(milliseconds: Int, HTTPResponse)
+        case neverAnswer
+        case resetConnection
+    }
+
+    /// `process` behind the fault injector, plus GOAWAY-after-N and the stream-limit override.
+    public func handle(request: HTTPRequest, connection: ConnectionAuthState, now: Date) -> Action {
+        connection.requestCount += 1
+        let faults = state.faultConfiguration
+        if let limit = faults.maxConcurrentStreamsOverride { connection.pendingMaxConcurrentStreams = limit }
+        if let n = faults.goAwayAfterStreams, connection.requestCount >= n, !connection.goAwayScheduled {
+            connection.goAwayScheduled = true
+            connection.pendingGoAwayReason = faults.goAwayReason
+            state.recordFault("goAway")
+        }
+        let decision = faults.isQuiet ? .none : state.decideFault()
+        switch decision {
+        case .none:
+            return .respond(process(request: request, connection: connection, now: now))
+        case let .reject(rejection):
+            state.recordFault(rejection.reason)
+            state.recordRejected(rejection)
+            return .respond(reject(rejection, apnsID: request.headers["apns-id"] ?? ids.next()))
+        case .resetConnection:
+            state.recordFault("reset")
+            return .resetConnection
+        case .neverAnswer:
+            state.recordFault("neverAnswer")
+            return .neverAnswer
+        case let .delay(ms):
+            state.recordFault("delay")
+            return .respondAfter(milliseconds: ms, process(request: request, connection: connection, now: now))
+        }
+    }
+
+    func newAPNSID() -> String { ids.next() }
+
+    /// The stream limit to advertise when `connection` asked for "the configured value" (0).
+    func resolvedStreamLimit(_ requested: UInt32) -> UInt32 {
+        requested == 0 ? (state.faultConfiguration.maxConcurrentStreamsOverride ?? configuration.maxConcurrentStreams) : requested
+    }
+
+    // MARK: responses
+
+    private func success(apnsID: String, environment: PushEnvironment) -> HTTPResponse {
+        var headers: HTTPHeaders = ["apns-id": apnsID]
+        if environment == .sandbox, configuration.sandboxUniqueID { headers.add("apns-unique-id", ids.next()) }
+        return HTTPResponse(status: 200, headers: headers)
+    }
+
+    private func reject(_ rejection: Rejection, apnsID: String, timestamp: Date? = nil) -> HTTPResponse {
+        state.recordRejected(rejection)
+        let body = rejection.body(timestampMilliseconds: timestamp.map(InspectionJSON.millis))
+        return HTTPResponse(status: rejection.status, headers: ["apns-id": apnsID, "content-type": "application/json"], body: body)
+    }
+
+    // MARK: validation
+
+    struct Failure: Error {
+        var rejection: Rejection
+        var timestamp: Date? = nil
+        init(_ rejection: Rejection, timestamp: Date? = nil) {
+            self.rejection = rejection
+            self.timestamp = timestamp
+        }
+    }
+
+    private static let devicePrefix = "/3/device/"
+    private static let uniqueHeaders = ["apns-id", "apns-expiration", "apns-priority", "apns-topic", "apns-push-type",
+                                        "apns-collapse-id", "authorization", "content-length", "content-type"]
+
+    /// One pass over the fields: true if a header APNs reads appears twice.
+    static func hasDuplicate(_ headers: HTTPHeaders) -> Bool {
+        var seen = [Bool](repeating: false, count: uniqueHeaders.count)
+        for field in headers.fields {
+            // HTTP/2 names arrive lowercase; only HTTP/1-style names pay for lowercasing.
+            let name = field.name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? field.name.lowercased() : field.name
+            guard let index = uniqueHeaders.firstIndex(of: name) else { continue }
+            if seen[index] { return true }
+            seen[index] = true
+        }
+        return false
+    }
+
+    func validate(_ request: HTTPRequest, connection: ConnectionAuthState, now: Date) -> Result<SimulatedNotification, Failure> {
+        let h = request.headers
+        // 1. method
+        guard request.method == "POST" else { return .failure(Failure(.methodNotAllowed)) }
+        // 2. path
+        let path = request.path
+        guard path.hasPrefix(Self.devicePrefix) else { return .failure(Failure(.badPath)) }
+        let tokenText = path.dropFirst(Self.devicePrefix.count)
+        if tokenText.isEmpty { return .failure(Failure(.missingDeviceToken)) }
+        if tokenText.contains("/") { return .failure(Failure(.badPath)) }
+        // 3. duplicate headers
+        if Self.hasDuplicate(h) { return .failure(Failure(.duplicateHeaders)) }
+        // 4. apns-id
+        let apnsID: String
+        if let given = h["apns-id"] {
+            guard APNSIDGenerator.isCanonicalUUID(given) else { return .failure(Failure(.badMessageId)) }
+            apnsID = given
+        } else {
+            apnsID = ids.next()
+        }
+        // 5. authentication, 6. topic
+        let topic: String
+        switch authenticate(h, connection: connection, now: now) {
+        case let .failure(f): return .failure(f)
+        case let .success(t): topic = t
+        }
+        // 7. header values
+        var expiration: Date?
+        if let text = h["apns-expiration"] {
+            guard let seconds = UInt64(text), seconds <= 0xFFFF_FFFF_FFFF else { return .failure(Failure(.badExpirationDate)) }
+            expiration = Date(timeIntervalSince1970: TimeInterval(seconds))
+        }
+        var priority = 10
+        if let text = h["apns-priority"] {
+            guard let p = Int(text), p == 10 || p == 5 || p == 1 else { return .failure(Failure(.badPriority)) }
+            priority = p
+        }
+        let (topicRule, bundleID) = PushTypeRule.split(topic: topic)
+        let rule: PushTypeRule
+        if let name = h["apns-push-type"] {
+            guard let named = PushTypeRule.byName[name] else { return .failure(Failure(.invalidPushType)) }
+            // The topic's suffix must be the one the push type requires (mdm topics are free-form).
+            if let suffix = named.topicSuffix, suffix != (topicRule.topicSuffix ?? "") { return .failure(Failure(.invalidPushType)) }
+            rule = named
+        } else {
+            rule = topicRule
+        }
+        if case .certificate = connection.credential, !rule.allowedWithCertificate { return .failure(Failure(.invalidPushType)) }
+        if let allowed = rule.priorities, !allowed.contains(priority) { return .failure(Failure(.badPriority)) }
+        let collapseID = h["apns-collapse-id"]
+        if let collapseID, collapseID.utf8.count > 64 { return .failure(Failure(.badCollapseId)) }
+        // 8. device token
+        guard let token = configuration.tokens.normalize(tokenText), let record = state.token(token),
+              record.environment == connection.environment
+        else { return .failure(Failure(.badDeviceToken)) }
+        let appBundleID = rule.topicSuffix == nil ? record.bundleID : bundleID
+        guard record.bundleID == appBundleID else { return .failure(Failure(.deviceTokenNotForTopic)) }
+        if let uninstalled = record.uninstalledAt { return .failure(Failure(.unregistered, timestamp: uninstalled)) }
+        // 9. body
+        let body = request.body
+        if body.isEmpty { return .failure(Failure(.payloadEmpty)) }
+        if body.count > rule.maxPayload { return .failure(Failure(.payloadTooLarge)) }
+        guard case .object? = try? JSONValue(parsing: body) else { return .failure(Failure(.badPayload)) }
+
+        var recorded: [String: String] = [:]
+        for (name, value) in h where name.lowercased().hasPrefix("apns-") { recorded[name.lowercased()] = value }
+        return .success(SimulatedNotification(
+            apnsID: apnsID, deviceToken: token, bundleID: record.bundleID, topic: topic, pushType: rule.name,
+            priority: priority, expiration: expiration, collapseID: collapseID, headers: recorded, payload: body,
+            source: .http2, receivedAt: now))
+    }
+
+    /// Steps 5 and 6: who is sending, and to which topic. Returns the topic.
+    private func authenticate(_ h: HTTPHeaders, connection: ConnectionAuthState, now: Date) -> Result<String, Failure> {
+        let topicHeader = h["apns-topic"].flatMap { $0.isEmpty ? nil : $0 }
+        switch connection.credential {
+        case .unusableCertificate:
+            return .failure(Failure(.badCertificate))
+        case let .certificate(identity):
+            guard identity.environments.contains(connection.environment) else {
+                connection.pendingGoAwayReason = Rejection.badCertificateEnvironment.reason
+                return .failure(Failure(.badCertificateEnvironment))
+            }
+            guard let topic = topicHeader ?? (identity.topics.count == 1 ? identity.bundleID : nil) else {
+                return .failure(Failure(.missingTopic))
+            }
+            guard identity.topics.contains(topic) else { return .failure(Failure(.badTopic)) }
+            return .success(topic)
+        case .providerToken:
+            guard let authorization = h["authorization"], authorization.utf8.count > 7,
+                  authorization.prefix(7).lowercased() == "bearer " else { return .failure(Failure(.missingProviderToken)) }
+            let jwt = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+            guard !jwt.isEmpty else { return .failure(Failure(.missingProviderToken)) }
+            guard let verified = authenticator.verify(jwt) else { return .failure(Failure(.invalidProviderToken)) }
+            if let env = verified.key.environment, env != connection.environment { return .failure(Failure(.badEnvironmentKeyIdInToken)) }
+            if now.timeIntervalSince(verified.issuedAt) > configuration.providerTokenLifetime { return .failure(Failure(.expiredProviderToken)) }
+            if let rejection = connection.adopt(token: jwt, teamID: verified.teamID, now: now,
+                                                minimumInterval: configuration.providerTokenMinimumUpdateInterval) {
+                return .failure(Failure(rejection))
+            }
+            guard let topic = topicHeader else { return .failure(Failure(.missingTopic)) }
+            let bundleID = PushTypeRule.split(topic: topic).bundleID
+            if let allowed = verified.key.bundleIDs, !allowed.contains(bundleID) { return .failure(Failure(.topicDisallowed)) }
+            return .success(topic)
+        }
+    }
+}

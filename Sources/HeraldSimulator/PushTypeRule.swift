@@ -1,0 +1,38 @@
+import APNSCore
+
+/// What each `apns-push-type` requires of the topic, the priority and the payload.
+/// (APNs' table, docs/apns-reference.md §1.3.)
+struct PushTypeRule: Sendable {
+    let name: String
+    /// What the topic must end with, after the bundle id; "" for the bare bundle id; nil = any topic (mdm).
+    let topicSuffix: String?
+    let maxPayload: Int
+    /// Priorities allowed beside the general 10/5/1 check; nil = all three.
+    let priorities: Set<Int>?
+    /// False for push types APNs accepts only over token auth.
+    let allowedWithCertificate: Bool
+
+    /// One rule per push type APNSCore knows; the simulator adds only the priority constraints.
+    static let all: [PushTypeRule] = APNSPushType.allKnown.map { type in
+        PushTypeRule(
+            name: type.rawValue,
+            topicSuffix: type == .mdm ? nil : (type.requiredTopicSuffix ?? ""),
+            maxPayload: type.payloadSizeLimit,
+            priorities: type == .background ? [5] : type == .liveactivity ? [5, 10] : nil,
+            allowedWithCertificate: !type.requiresTokenAuthentication)
+    }
+
+    static let byName: [String: PushTypeRule] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+
+    /// Suffixes longest first so `.push-type.liveactivity` is not mistaken for a bare bundle id.
+    private static let suffixed: [PushTypeRule] = all.filter { ($0.topicSuffix ?? "").isEmpty == false }
+        .sorted { $0.topicSuffix!.count > $1.topicSuffix!.count }
+
+    /// The push type a topic implies when `apns-push-type` is absent, and the bundle id it names.
+    static func split(topic: String) -> (rule: PushTypeRule, bundleID: String) {
+        for rule in suffixed where topic.hasSuffix(rule.topicSuffix!) && topic.count > rule.topicSuffix!.count {
+            return (rule, String(topic.dropLast(rule.topicSuffix!.count)))
+        }
+        return (byName["alert"]!, topic)
+    }
+}

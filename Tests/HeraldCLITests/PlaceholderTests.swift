@@ -1,4 +1,0 @@
-import Testing
-@testable import HeraldCLI
-
-@Test func moduleLoads() {}

@@ -1,4 +1,0 @@
-import Testing
-@testable import HeraldSimulator
-
-@Test func moduleLoads() {}
