@@ -147,12 +147,12 @@ extension SQLiteStore {
         try await database.write { try $0.execute("UPDATE deliveries SET state = 0 WHERE state = 1") }
     }
 
-    public func deliveries(pushID: String, afterID: Int64, limit: Int) async throws -> [DeliveryRecord] {
+    public func deliveries(pushID: String, state: DeliveryState?, afterID: Int64, limit: Int) async throws -> [DeliveryRecord] {
         try await database.read { db in
             try db.all("""
                 SELECT id, installation_id, state, attempts, apns_id, status, reason, badge, updated_at FROM deliveries
-                WHERE push_id = ? AND id > ? ORDER BY id LIMIT ?
-                """, [.text(pushID), .integer(afterID), .int(limit)]) { r in
+                WHERE push_id = ?1 AND id > ?2 AND (?4 IS NULL OR state = ?4) ORDER BY id LIMIT ?3
+                """, [.text(pushID), .integer(afterID), .int(limit), state.map { .int($0.rawValue) } ?? .null]) { r in
                 DeliveryRecord(id: r.int64(0), installationID: r.text(1), state: DeliveryState(rawValue: r.int(2)) ?? .failed,
                                attempts: r.int(3), apnsID: r.optionalText(4), status: r.optionalInt(5), reason: r.optionalText(6),
                                badge: r.optionalInt(7), updatedAt: r.date(8))
