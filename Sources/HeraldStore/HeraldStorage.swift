@@ -53,6 +53,7 @@ public protocol HeraldStorage: Sendable {
     func purgeFinishedPushes(before: Date, limit: Int) async throws -> Int
 
     // Delivery queue
+    func unresolvedTargets(appID: String, source: AudienceSelector.Source, limit: Int) async throws -> [String]
     func audience(appID: String, selector: AudienceSelector, after: Int64, limit: Int) async throws -> [AudienceMember]
     func fanOut(pushID: String, selector: AudienceSelector, badge: BadgeChange?, limit: Int, now: Date,
                 plan: @escaping @Sendable ([AudienceMember]) -> [PlannedDelivery]) async throws -> FanOutProgress

@@ -38,6 +38,38 @@ extension SQLiteStore {
         }
     }
 
+    /// The listed tokens, ids, aliases or user ids that match no active installation with a token (at most
+    /// `limit`), so a caller learns which targets were not reached without the push failing.
+    public func unresolvedTargets(appID: String, source: AudienceSelector.Source, limit: Int) async throws -> [String] {
+        let sql: String, values: [String]
+        switch source {
+        case .all: return []
+        case .tokens(let v):
+            (sql, values) = ("""
+                SELECT value FROM json_each(?2) WHERE value NOT IN (SELECT device_token FROM installations
+                WHERE app_id = ?1 AND active = 1 AND device_token IN (SELECT value FROM json_each(?2))) LIMIT ?3
+                """, v)
+        case .installationIDs(let v):
+            (sql, values) = ("""
+                SELECT value FROM json_each(?2) WHERE value NOT IN (SELECT id FROM installations WHERE app_id = ?1 AND active = 1
+                AND device_token IS NOT NULL AND id IN (SELECT value FROM json_each(?2)))
+                AND value NOT IN (SELECT installation_id FROM installations WHERE app_id = ?1 AND active = 1
+                AND device_token IS NOT NULL AND installation_id IN (SELECT value FROM json_each(?2))) LIMIT ?3
+                """, v)
+        case .aliases(let v):
+            (sql, values) = ("""
+                SELECT value FROM json_each(?2) WHERE value NOT IN (SELECT alias FROM installations WHERE app_id = ?1 AND active = 1
+                AND device_token IS NOT NULL AND alias IN (SELECT value FROM json_each(?2))) LIMIT ?3
+                """, v)
+        case .userIDs(let v):
+            (sql, values) = ("""
+                SELECT value FROM json_each(?2) WHERE value NOT IN (SELECT user_id FROM installations WHERE app_id = ?1 AND active = 1
+                AND device_token IS NOT NULL AND user_id IN (SELECT value FROM json_each(?2))) LIMIT ?3
+                """, v)
+        }
+        return try await database.read { try $0.all(sql, [.text(appID), jsonArray(values), .int(limit)]) { $0.text(0) } }
+    }
+
     /// Reads one page of the audience (for dry runs and counts).
     public func audience(appID: String, selector: AudienceSelector, after: Int64, limit: Int) async throws -> [AudienceMember] {
         try await database.read { try Self.audiencePage(appID: appID, selector: selector, after: after, limit: limit, $0) }

@@ -136,7 +136,7 @@ enum OpenAPIDocument {
             "failures": ["type": "object", "additionalProperties": integer], "error": ["type": ["object", "null"]], "paused": ["type": ["object", "null"]],
             "deliveries": ["type": "array", "items": object(["installationId": string, "state": string, "attempts": integer, "apnsId": nullableString,
                                                              "status": ["type": ["integer", "null"]], "reason": nullableString, "badge": ["type": ["integer", "null"]], "updatedAt": time])],
-            "nextCursor": nullableString,
+            "nextCursor": nullableString, "unresolved": strings,
         ]),
         "PushList": object(["pushes": ["type": "array", "items": ref("PushStatus")]]),
     ]

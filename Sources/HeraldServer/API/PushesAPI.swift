@@ -50,7 +50,12 @@ struct PushesAPI {
         var headers = HTTPHeaders()
         headers.set("location", "/v1/pushes/\(stored.id)")
         if !created { headers.set("idempotent-replay", "true") }
-        return .json(created ? 202 : 200, try await statusJSON(stored, app: app, include: false, ctx: ctx), headers: headers)
+        var body = try await statusJSON(stored, app: app, include: false, ctx: ctx)
+        if case .object(var o) = body {
+            o["unresolved"] = try await unresolved(spec, appID: appID)
+            body = .object(o)
+        }
+        return .json(created ? 202 : 200, body, headers: headers)
     }
 
     /// Validates and sizes the audience without storing anything.
@@ -67,9 +72,15 @@ struct PushesAPI {
             after = last.seq
         }
         return .json(200, [
-            "dryRun": true, "audience": .int(count), "environments": .object(environments.mapValues { .int($0) }),
+            "dryRun": true, "audience": .int(count), "unresolved": try await unresolved(spec, appID: app.id), "environments": .object(environments.mapValues { .int($0) }),
             "pushType": .string(spec.pushType), "priority": .int(spec.priority), "payloadBytes": .int(payloadBytes),
         ])
+    }
+
+    /// Listed targets (tokens, ids, aliases, user ids) that match no active installation: reported, never fatal.
+    func unresolved(_ spec: PushSpec, appID: String) async throws -> JSON {
+        let missing = try await env.store.unresolvedTargets(appID: appID, source: spec.selector.source, limit: 100)
+        return .array(missing.map(JSON.string))
     }
 
     func statusJSON(_ p: PushRecord, app: AppRecord?, include: Bool, ctx: RequestContext) async throws -> JSON {
