@@ -120,6 +120,8 @@ public final class DeliveryEngine: Sendable {
         for id in Set(active.map(\.appID)) { apps[id] = try await env.store.app(id: id) }
 
         var plans: [PushPlan] = []
+        // Only pushes whose fan-out is complete can finish; checking the others would cost a write each round.
+        var fannedOut = Set(active.filter(\.fanoutDone).map(\.id))
         for push in active {
             guard let app = apps[push.appID] else { continue }
             guard let plan = try await plan(for: push, app: app) else { worked = true; continue }
@@ -130,6 +132,7 @@ public final class DeliveryEngine: Sendable {
                     plan.plan(members, now: now)
                 }
                 env.metrics.increment("herald_fanout_deliveries_total", by: Double(progress.planned))
+                if progress.done { fannedOut.insert(push.id) }
                 worked = true
             }
         }
@@ -161,7 +164,8 @@ public final class DeliveryEngine: Sendable {
             if results.contains(true) { worked = true }
         }
 
-        for push in active where try await env.store.finishIfComplete(pushID: push.id, now: env.clock.now()) {
+        for push in active where fannedOut.contains(push.id) {
+            guard try await env.store.finishIfComplete(pushID: push.id, now: env.clock.now()) else { continue }
             worked = true
         }
         return worked
