@@ -41,7 +41,7 @@ public protocol HeraldStorage: Sendable {
     func insertPush(_ push: PushRecord, idempotentSince: Date) async throws -> (PushRecord, created: Bool)
     func push(appID: String, id: String) async throws -> PushRecord?
     func push(id: String) async throws -> PushRecord?
-    func pushes(appID: String, before: Date?, limit: Int) async throws -> [PushRecord]
+    func pushes(appID: String, status: PushStatus?, before: Date?, limit: Int) async throws -> [PushRecord]
     func failureReasons(pushID: String) async throws -> [String: Int]
     func promoteScheduled(now: Date) async throws -> Int
     func activePushes() async throws -> [PushRecord]
@@ -53,6 +53,7 @@ public protocol HeraldStorage: Sendable {
     func purgeFinishedPushes(before: Date, limit: Int) async throws -> Int
 
     // Delivery queue
+    func unresolvedTargets(appID: String, source: AudienceSelector.Source, limit: Int) async throws -> [String]
     func audience(appID: String, selector: AudienceSelector, after: Int64, limit: Int) async throws -> [AudienceMember]
     func fanOut(pushID: String, selector: AudienceSelector, badge: BadgeChange?, limit: Int, now: Date,
                 plan: @escaping @Sendable ([AudienceMember]) -> [PlannedDelivery]) async throws -> FanOutProgress
@@ -60,6 +61,6 @@ public protocol HeraldStorage: Sendable {
     func nextDue(pushID: String) async throws -> Date?
     func recordOutcomes(pushID: String, outcomes: [DeliveryOutcome], now: Date) async throws -> (sent: Int, failed: Int, retired: Int)
     func releaseInFlight() async throws -> Int
-    func deliveries(pushID: String, afterID: Int64, limit: Int) async throws -> [DeliveryRecord]
+    func deliveries(pushID: String, state: DeliveryState?, afterID: Int64, limit: Int) async throws -> [DeliveryRecord]
     func pendingDeliveryCount() async throws -> Int
 }

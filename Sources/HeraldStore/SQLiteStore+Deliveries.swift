@@ -38,6 +38,38 @@ extension SQLiteStore {
         }
     }
 
+    /// The listed tokens, ids, aliases or user ids that match no active installation with a token (at most
+    /// `limit`), so a caller learns which targets were not reached without the push failing.
+    public func unresolvedTargets(appID: String, source: AudienceSelector.Source, limit: Int) async throws -> [String] {
+        let sql: String, values: [String]
+        switch source {
+        case .all: return []
+        case .tokens(let v):
+            (sql, values) = ("""
+                SELECT value FROM json_each(?2) WHERE value NOT IN (SELECT device_token FROM installations
+                WHERE app_id = ?1 AND active = 1 AND device_token IN (SELECT value FROM json_each(?2))) LIMIT ?3
+                """, v)
+        case .installationIDs(let v):
+            (sql, values) = ("""
+                SELECT value FROM json_each(?2) WHERE value NOT IN (SELECT id FROM installations WHERE app_id = ?1 AND active = 1
+                AND device_token IS NOT NULL AND id IN (SELECT value FROM json_each(?2)))
+                AND value NOT IN (SELECT installation_id FROM installations WHERE app_id = ?1 AND active = 1
+                AND device_token IS NOT NULL AND installation_id IN (SELECT value FROM json_each(?2))) LIMIT ?3
+                """, v)
+        case .aliases(let v):
+            (sql, values) = ("""
+                SELECT value FROM json_each(?2) WHERE value NOT IN (SELECT alias FROM installations WHERE app_id = ?1 AND active = 1
+                AND device_token IS NOT NULL AND alias IN (SELECT value FROM json_each(?2))) LIMIT ?3
+                """, v)
+        case .userIDs(let v):
+            (sql, values) = ("""
+                SELECT value FROM json_each(?2) WHERE value NOT IN (SELECT user_id FROM installations WHERE app_id = ?1 AND active = 1
+                AND device_token IS NOT NULL AND user_id IN (SELECT value FROM json_each(?2))) LIMIT ?3
+                """, v)
+        }
+        return try await database.read { try $0.all(sql, [.text(appID), jsonArray(values), .int(limit)]) { $0.text(0) } }
+    }
+
     /// Reads one page of the audience (for dry runs and counts).
     public func audience(appID: String, selector: AudienceSelector, after: Int64, limit: Int) async throws -> [AudienceMember] {
         try await database.read { try Self.audiencePage(appID: appID, selector: selector, after: after, limit: limit, $0) }
@@ -147,12 +179,12 @@ extension SQLiteStore {
         try await database.write { try $0.execute("UPDATE deliveries SET state = 0 WHERE state = 1") }
     }
 
-    public func deliveries(pushID: String, afterID: Int64, limit: Int) async throws -> [DeliveryRecord] {
+    public func deliveries(pushID: String, state: DeliveryState?, afterID: Int64, limit: Int) async throws -> [DeliveryRecord] {
         try await database.read { db in
             try db.all("""
                 SELECT id, installation_id, state, attempts, apns_id, status, reason, badge, updated_at FROM deliveries
-                WHERE push_id = ? AND id > ? ORDER BY id LIMIT ?
-                """, [.text(pushID), .integer(afterID), .int(limit)]) { r in
+                WHERE push_id = ?1 AND id > ?2 AND (?4 IS NULL OR state = ?4) ORDER BY id LIMIT ?3
+                """, [.text(pushID), .integer(afterID), .int(limit), state.map { .int($0.rawValue) } ?? .null]) { r in
                 DeliveryRecord(id: r.int64(0), installationID: r.text(1), state: DeliveryState(rawValue: r.int(2)) ?? .failed,
                                attempts: r.int(3), apnsID: r.optionalText(4), status: r.optionalInt(5), reason: r.optionalText(6),
                                badge: r.optionalInt(7), updatedAt: r.date(8))

@@ -61,6 +61,8 @@ extension SQLiteStore {
     static func upsert(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String, now: Date,
                        _ db: SQLiteConnection, loadTags: Bool = true) throws -> (InstallationRecord, created: Bool) {
         var existing: InstallationRecord?
+        // Whether another row may still hold the draft's token (decides if the dedup UPDATE is needed).
+        var tokenMayBeElsewhere = true
         switch match {
         case .existing(let id):
             guard let found = try findInstallation(appID: appID, id: id, db) else { throw StoreError.notFound }
@@ -74,6 +76,7 @@ extension SQLiteStore {
                 // A reinstall keeps the token but gets a new installation id: adopt the old row.
                 existing = try db.first("SELECT \(installationColumns) FROM installations WHERE app_id = ? AND device_token = ? LIMIT 1",
                                         [.text(appID), .text(token)], installation)
+                if existing == nil { tokenMayBeElsewhere = false }
             }
         }
         let now = now
@@ -132,7 +135,8 @@ extension SQLiteStore {
                 token_updated_at = ? WHERE seq = ?
                 """, values + [.integer(r.seq)])
         }
-        if let token = draft.deviceToken {
+        if existing?.deviceToken == draft.deviceToken { tokenMayBeElsewhere = false }   // unchanged token: invariant holds
+        if let token = draft.deviceToken, tokenMayBeElsewhere {
             // One token, one device: older rows holding the same token are stale copies and must not get pushes.
             try db.execute("""
                 UPDATE installations SET device_token = NULL, active = 0, inactive_reason = 'Replaced', inactive_at = ?, updated_at = ?
@@ -140,7 +144,9 @@ extension SQLiteStore {
                 """, [now.sql, now.sql, .text(appID), .text(token), .integer(r.seq)])
         }
         if let tags = draft.tags {
-            try db.execute("DELETE FROM installation_tags WHERE app_id = ? AND seq = ?", [.text(appID), .integer(r.seq)])
+            if existing != nil {
+                try db.execute("DELETE FROM installation_tags WHERE app_id = ? AND seq = ?", [.text(appID), .integer(r.seq)])
+            }
             for tag in Set(tags) {
                 try db.execute("INSERT INTO installation_tags (app_id, tag, seq) VALUES (?, ?, ?)", [.text(appID), .text(tag), .integer(r.seq)])
             }

@@ -49,11 +49,13 @@ extension SQLiteStore {
         try await database.read { try $0.first("SELECT \(Self.pushColumns) FROM pushes WHERE id = ?", [.text(id)], Self.push) }
     }
 
-    /// Newest first, paging by creation time.
-    public func pushes(appID: String, before: Date?, limit: Int) async throws -> [PushRecord] {
+    /// Newest first, paging by creation time; `status` narrows to one state (e.g. the scheduled ones).
+    public func pushes(appID: String, status: PushStatus?, before: Date?, limit: Int) async throws -> [PushRecord] {
         try await database.read {
-            try $0.all("SELECT \(Self.pushColumns) FROM pushes WHERE app_id = ? AND created_at < ? ORDER BY created_at DESC, id LIMIT ?",
-                       [.text(appID), .real(before?.timeIntervalSince1970 ?? .greatestFiniteMagnitude), .int(limit)], Self.push)
+            try $0.all("""
+                SELECT \(Self.pushColumns) FROM pushes WHERE app_id = ? AND created_at < ? AND (?3 IS NULL OR status = ?3)
+                ORDER BY created_at DESC, id LIMIT ?
+                """, [.text(appID), .real(before?.timeIntervalSince1970 ?? .greatestFiniteMagnitude), .optionalText(status?.rawValue), .int(limit)], Self.push)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import HeraldStore
 @testable import HeraldServer
@@ -51,12 +52,15 @@ import HeraldStore
         #expect(await audience(["tags": ["all": ["news", "vip"]]]) == 1)
         #expect(await audience(["tags": ["any": ["news"], "none": ["muted"]]]) == 2)
         #expect(await audience(["aliases": ["carol", "nobody"]]) == 1)
+        // One unknown target never fails the push; it is named in the answer.
+        let partial = await t.call("POST", "/v1/pushes", key: app.master, json: ["target": ["aliases": ["carol", "nobody"]], "content": ["alert": "x"]])
+        #expect(partial.status == 202 && partial.body["unresolved"] == ["nobody"])
         #expect(await audience(["all": true, "filter": ["locale": "fr"]]) == 2)
         #expect(await audience(["all": true, "filter": ["properties": ["plan": ["in": ["gold", "silver"]]]]]) == 1)
         #expect(await audience(["tokens": [.string(token(2)), .string(token(9))]]) == 1)
         #expect(await audience(["all": true, "environment": "sandbox"]) == 0)
-        // Dry runs store nothing.
-        #expect(await t.call("GET", "/v1/pushes", key: app.master).body["pushes"] == [])
+        // Dry runs store nothing (only the one real push above is listed).
+        #expect(await t.call("GET", "/v1/pushes", key: app.master).body["pushes"]?.arrayValue?.count == 1)
     }
 
     @Test func localizedVariantsAreEncodedOncePerVariant() async throws {
@@ -150,7 +154,8 @@ import HeraldStore
     }
 
     @Test func credentialFailurePausesTheAppUntilANewCredentialArrives() async throws {
-        let t = try await TestService()
+        let lines = Mutex<[String]>([])
+        let t = try await TestService(log: { level, message in lines.withLock { $0.append("\(level.rawValue) \(message)") } })
         let app = try await t.createApp()
         try await t.register(app, "i", token: token(1))
         t.transport.answer { DeliveryResult(id: $0.id, status: 403, reason: "InvalidProviderToken") }
@@ -160,6 +165,7 @@ import HeraldStore
         #expect(status["status"] == "sending")
         #expect(status["paused"]?["reason"] == "InvalidProviderToken")
         #expect(status["counts"]?["failed"] == 0)
+        #expect(lines.withLock { $0 }.contains { $0.hasPrefix("warning app \(app.id) paused") && $0.contains("InvalidProviderToken") })
         let ready = await t.call("GET", "/readyz")
         #expect(ready.body["pausedApps"]?.arrayValue?.first?["id"]?.stringValue == app.id)
         try await t.deliver()

@@ -32,7 +32,7 @@ struct TestService {
     let directory: URL
 
     init(directory: URL? = nil, transport: RecordingTransport = RecordingTransport(), clock: ManualClock = ManualClock(start),
-         configure: (inout HeraldConfiguration) -> Void = { _ in }) async throws {
+         configure: (inout HeraldConfiguration) -> Void = { _ in }, log: @escaping LogHandler = { _, _ in }) async throws {
         let dir = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("herald-server-\(UUID().uuidString)")
         var config = HeraldConfiguration()
         config.databasePath = dir.appendingPathComponent("herald.sqlite").path
@@ -43,7 +43,7 @@ struct TestService {
         self.directory = dir
         self.transport = transport
         self.clock = clock
-        service = try await HeraldService(configuration: config, transport: transport, clock: clock)
+        service = try await HeraldService(configuration: config, transport: transport, clock: clock, log: log)
         try await service.start()
     }
 

@@ -105,3 +105,22 @@ import Testing
         #expect(throws: JSONParseError.self) { try JSON(parsing: text) }
     }
 }
+
+@Suite struct StatusQueryTests {
+    @Test func listsScheduledPushesAndFiltersDeliveriesByState() async throws {
+        let t = try await TestService()
+        let app = try await t.createApp()
+        try await t.register(app, "good", token: token(1))
+        try await t.register(app, "bad", token: token(2))
+        t.transport.answer { n in n.deviceToken == token(2) ? DeliveryResult(id: n.id, status: 400, reason: "BadTopic") : .accepted(n.id) }
+        let now = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"]])
+        let later = try await t.push(app, ["target": ["all": true], "content": ["alert": "y"], "options": ["sendAt": "2027-02-01T00:00:00Z"]])
+        try await t.deliver()
+        let scheduled = await t.call("GET", "/v1/pushes?status=scheduled", key: app.master).body["pushes"]?.arrayValue ?? []
+        #expect(scheduled.map { $0["id"]?.stringValue } == [later])
+        #expect(await t.call("GET", "/v1/pushes?status=nope", key: app.master).status == 400)
+        let failed = await t.call("GET", "/v1/pushes/\(now)?include=deliveries&state=failed", key: app.master).body
+        let rows = failed["deliveries"]?.arrayValue ?? []
+        #expect(rows.count == 1 && rows.first?["reason"] == "BadTopic" && rows.first?["status"] == 400)
+    }
+}

@@ -60,9 +60,9 @@ enum OpenAPIDocument {
         "/v1/opens": ["post": op("Report an opened push (idempotent).", auth: "client", body: "Open", ok: 202)],
         "/v1/pushes": [
             "post": op("Send a push; answers at once (202, or 200 for an idempotent replay; a dry run answers with the audience size).", auth: "master", body: "PushInput", ok: 202, response: "PushStatus"),
-            "get": op("List pushes, newest first.", auth: "master", response: "PushList", query: ["before", "limit"]),
+            "get": op("List pushes, newest first.", auth: "master", response: "PushList", query: ["status", "before", "limit"]),
         ],
-        "/v1/pushes/{id}": ["get": op("Push status and counts; include=deliveries adds per-device outcomes.", auth: "master", response: "PushStatus", params: ["id"], query: ["include", "cursor", "limit"])],
+        "/v1/pushes/{id}": ["get": op("Push status and counts; include=deliveries adds per-device outcomes.", auth: "master", response: "PushStatus", params: ["id"], query: ["include", "state", "cursor", "limit"])],
         "/v1/pushes/{id}/cancel": ["post": op("Cancel a push that has not finished.", auth: "master", response: "PushStatus", params: ["id"])],
         "/healthz": ["get": op("Liveness.", auth: nil)],
         "/readyz": ["get": op("Readiness; lists apps paused by credential failures.", auth: nil)],
@@ -136,7 +136,7 @@ enum OpenAPIDocument {
             "failures": ["type": "object", "additionalProperties": integer], "error": ["type": ["object", "null"]], "paused": ["type": ["object", "null"]],
             "deliveries": ["type": "array", "items": object(["installationId": string, "state": string, "attempts": integer, "apnsId": nullableString,
                                                              "status": ["type": ["integer", "null"]], "reason": nullableString, "badge": ["type": ["integer", "null"]], "updatedAt": time])],
-            "nextCursor": nullableString,
+            "nextCursor": nullableString, "unresolved": strings,
         ]),
         "PushList": object(["pushes": ["type": "array", "items": ref("PushStatus")]]),
     ]

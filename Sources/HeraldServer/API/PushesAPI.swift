@@ -10,8 +10,8 @@ struct PushesAPI {
     var routes: [Route] {
         [
             Route("POST", "/v1/pushes", .master, "Send a push: target, content, options, idempotencyKey, dryRun. Answers at once with the push id.", handler: create),
-            Route("GET", "/v1/pushes", .master, "List pushes, newest first.", handler: list),
-            Route("GET", "/v1/pushes/{id}", .master, "Push status and counts; ?include=deliveries for per-device outcomes.", handler: get),
+            Route("GET", "/v1/pushes", .master, "List pushes, newest first; ?status=scheduled lists pending schedules.", handler: list),
+            Route("GET", "/v1/pushes/{id}", .master, "Push status and counts; ?include=deliveries (&state=failed) for per-device outcomes.", handler: get),
             Route("POST", "/v1/pushes/{id}/cancel", .master, "Cancel a scheduled or running push; deliveries not yet sent are dropped.", handler: cancel),
         ]
     }
@@ -50,7 +50,12 @@ struct PushesAPI {
         var headers = HTTPHeaders()
         headers.set("location", "/v1/pushes/\(stored.id)")
         if !created { headers.set("idempotent-replay", "true") }
-        return .json(created ? 202 : 200, try await statusJSON(stored, app: app, include: false, ctx: ctx), headers: headers)
+        var body = try await statusJSON(stored, app: app, include: false, ctx: ctx)
+        if case .object(var o) = body {
+            o["unresolved"] = try await unresolved(spec, appID: appID)
+            body = .object(o)
+        }
+        return .json(created ? 202 : 200, body, headers: headers)
     }
 
     /// Validates and sizes the audience without storing anything.
@@ -67,9 +72,15 @@ struct PushesAPI {
             after = last.seq
         }
         return .json(200, [
-            "dryRun": true, "audience": .int(count), "environments": .object(environments.mapValues { .int($0) }),
+            "dryRun": true, "audience": .int(count), "unresolved": try await unresolved(spec, appID: app.id), "environments": .object(environments.mapValues { .int($0) }),
             "pushType": .string(spec.pushType), "priority": .int(spec.priority), "payloadBytes": .int(payloadBytes),
         ])
+    }
+
+    /// Listed targets (tokens, ids, aliases, user ids) that match no active installation: reported, never fatal.
+    func unresolved(_ spec: PushSpec, appID: String) async throws -> JSON {
+        let missing = try await env.store.unresolvedTargets(appID: appID, source: spec.selector.source, limit: 100)
+        return .array(missing.map(JSON.string))
     }
 
     func statusJSON(_ p: PushRecord, app: AppRecord?, include: Bool, ctx: RequestContext) async throws -> JSON {
@@ -92,7 +103,14 @@ struct PushesAPI {
         if include {
             let after = try InstallationsAPI.cursor(ctx)
             let limit = try ctx.intQuery("limit", default: 100, range: 1...1000)
-            let rows = try await env.store.deliveries(pushID: p.id, afterID: after, limit: limit)
+            var state: DeliveryState?
+            if let name = ctx.query("state") {
+                guard let s = DeliveryState.allCases.first(where: { $0.name == name }) else {
+                    throw APIError(status: 400, code: "invalid_query", message: "state must be one of \(DeliveryState.allCases.map(\.name).joined(separator: ", ")).", field: "state")
+                }
+                state = s
+            }
+            let rows = try await env.store.deliveries(pushID: p.id, state: state, afterID: after, limit: limit)
             out["deliveries"] = .array(rows.map { d in
                 ["installationId": .string(d.installationID), "state": .string(d.state.name), "attempts": .int(d.attempts),
                  "apnsId": .optional(d.apnsID), "status": .optional(d.status), "reason": .optional(d.reason),
@@ -117,9 +135,15 @@ struct PushesAPI {
             guard let d = ISO8601.parse(text) else { throw APIError(status: 400, code: "invalid_query", message: "before must be an ISO 8601 time.", field: "before") }
             return d
         }
+        let status = try ctx.query("status").map { name -> PushStatus in
+            guard let s = PushStatus(rawValue: name) else {
+                throw APIError(status: 400, code: "invalid_query", message: "status must be one of \(PushStatus.allCases.map(\.rawValue).joined(separator: ", ")).", field: "status")
+            }
+            return s
+        }
         let app = try await env.store.app(id: appID)
         var items: [JSON] = []
-        for p in try await env.store.pushes(appID: appID, before: before, limit: limit) {
+        for p in try await env.store.pushes(appID: appID, status: status, before: before, limit: limit) {
             items.append(try await statusJSON(p, app: app, include: false, ctx: ctx))
         }
         return .json(200, ["pushes": .array(items)])

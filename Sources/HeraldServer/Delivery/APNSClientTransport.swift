@@ -63,7 +63,9 @@ public final class APNSClientTransport: PushTransport {
         do {
             client = try self.client(for: batch.credential)
         } catch {
-            return batch.notifications.map { DeliveryResult(id: $0.id, status: 403, reason: "BadCertificate", unregisteredAt: nil) }
+            // An unusable credential fails every notification the way APNs would: the engine pauses the app.
+            let reason = if case .token = batch.credential.credential { "InvalidProviderToken" } else { "BadCertificate" }
+            return batch.notifications.map { DeliveryResult(id: $0.id, status: 403, reason: reason) }
         }
         var requests: [APNSPreparedRequest?] = []
         requests.reserveCapacity(batch.notifications.count)
@@ -80,7 +82,7 @@ public final class APNSClientTransport: PushTransport {
                 let token = try DeviceToken(hex: n.deviceToken)
                 let notification = APNSNotification(
                     deviceToken: token, topic: n.topic, encodedPayload: payload, pushType: APNSPushType(rawValue: n.pushType),
-                    priority: APNSPriority(rawValue: n.priority), expiration: n.expiration.map(APNSExpiration.at) ?? .immediately,
+                    priority: APNSPriority(rawValue: n.priority), expiration: n.expiration.map(APNSExpiration.at),
                     collapseID: n.collapseID, apnsID: UUID(uuidString: n.apnsID))
                 requests.append(try notification.prepare())
             } catch {
@@ -98,6 +100,7 @@ public final class APNSClientTransport: PushTransport {
             switch r.result {
             case .success: result = .accepted(id)
             case let .failure(.rejected(error)): result = DeliveryResult(id: id, error: error)
+            case .failure(.credentials): result = DeliveryResult(id: id, status: 403, reason: "InvalidProviderToken")
             case let .failure(error): result = .notDelivered(id, because: error.description)
             }
             collected.withLock { $0.append(result) }

@@ -35,7 +35,11 @@ public final class DeliveryEngine: Sendable {
     func startLoop() {
         let task = Task { [self] in
             while !state.withLock({ $0.stopping }) {
-                let worked = (try? await runOnce()) ?? false
+                let worked: Bool
+                do { worked = try await runOnce() } catch {
+                    env.log(.error, "delivery round failed: \(error); retrying after \(env.configuration.pollInterval) s")
+                    worked = false
+                }
                 if !worked { await idle(seconds: env.configuration.pollInterval) }
             }
         }
@@ -116,6 +120,8 @@ public final class DeliveryEngine: Sendable {
         for id in Set(active.map(\.appID)) { apps[id] = try await env.store.app(id: id) }
 
         var plans: [PushPlan] = []
+        // Only pushes whose fan-out is complete can finish; checking the others would cost a write each round.
+        var fannedOut = Set(active.filter(\.fanoutDone).map(\.id))
         for push in active {
             guard let app = apps[push.appID] else { continue }
             guard let plan = try await plan(for: push, app: app) else { worked = true; continue }
@@ -126,6 +132,7 @@ public final class DeliveryEngine: Sendable {
                     plan.plan(members, now: now)
                 }
                 env.metrics.increment("herald_fanout_deliveries_total", by: Double(progress.planned))
+                if progress.done { fannedOut.insert(push.id) }
                 worked = true
             }
         }
@@ -143,7 +150,12 @@ public final class DeliveryEngine: Sendable {
             let results = await withTaskGroup(of: Bool.self) { group -> [Bool] in
                 for plan in chunk {
                     guard let app = apps[plan.push.appID], app.pausedReason == nil else { continue }
-                    group.addTask { [self] in (try? await dispatch(plan, app: app)) ?? false }
+                    group.addTask { [self] in
+                        do { return try await dispatch(plan, app: app) } catch {
+                            env.log(.error, "dispatch of push \(plan.push.id) failed: \(error); its claimed deliveries return to the queue at the next start")
+                            return false
+                        }
+                    }
                 }
                 var out: [Bool] = []
                 for await r in group { out.append(r) }
@@ -152,7 +164,8 @@ public final class DeliveryEngine: Sendable {
             if results.contains(true) { worked = true }
         }
 
-        for push in active where try await env.store.finishIfComplete(pushID: push.id, now: env.clock.now()) {
+        for push in active where fannedOut.contains(push.id) {
+            guard try await env.store.finishIfComplete(pushID: push.id, now: env.clock.now()) else { continue }
             worked = true
         }
         return worked
@@ -187,6 +200,7 @@ public final class DeliveryEngine: Sendable {
             state.withLock { $0.plans[push.id] = plan }
             return plan
         } catch {
+            env.log(.warning, "push \(push.id) failed: its stored request is no longer valid (\(error))")
             try await env.store.failPush(id: push.id, code: "invalid_request", message: "\(error)", now: env.clock.now())
             return nil
         }
@@ -288,6 +302,7 @@ public final class DeliveryEngine: Sendable {
             }
         }
         if let pauseReason {
+            env.log(.warning, "app \(app.id) paused: APNs answered \(pauseReason) for its credential; upload a working credential to resume")
             try await env.store.setAppPaused(id: app.id, reason: pauseReason, at: now)
         }
         try await record(outcomes, pushID: plan.push.id)

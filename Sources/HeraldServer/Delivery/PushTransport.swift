@@ -34,7 +34,7 @@ public struct OutgoingNotification: Sendable {
     public var pushType: String
     /// `apns-priority`: 10, 5 or 1.
     public var priority: Int
-    /// `apns-expiration`; nil sends 0 (deliver now or never).
+    /// `apns-expiration`; nil leaves the header out (APNs' storage policy applies).
     public var expiration: Date?
     public var collapseID: String?
     public var payload: [UInt8]

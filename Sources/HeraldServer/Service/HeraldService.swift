@@ -32,7 +32,7 @@ public final class HeraldService: Sendable {
 
     /// Opens the store (creating and migrating it) and wires the API. Nothing runs until `start()`.
     public init(configuration: HeraldConfiguration, transport: any PushTransport, clock: any HeraldClock = SystemClock(),
-                crypto: (any ServerCrypto)? = nil) async throws {
+                crypto: (any ServerCrypto)? = nil, log: @escaping LogHandler = { _, _ in }) async throws {
         self.configuration = configuration
         let dbURL = URL(fileURLWithPath: configuration.databasePath)
         try FileManager.default.createDirectory(at: dbURL.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -41,7 +41,7 @@ public final class HeraldService: Sendable {
         let metrics = Metrics()
         let authenticator = KeyAuthenticator(store: store, crypto: crypto)
         let env = ServiceEnvironment(store: store, crypto: crypto, clock: clock, configuration: configuration, metrics: metrics,
-                                     authenticator: authenticator)
+                                     authenticator: authenticator, logHandler: log)
         let engine = DeliveryEngine(env: env, transport: transport)
         self.store = store
         self.metrics = metrics

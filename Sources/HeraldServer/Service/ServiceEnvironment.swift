@@ -9,6 +9,9 @@ struct ServiceEnvironment: Sendable {
     let configuration: HeraldConfiguration
     let metrics: Metrics
     let authenticator: KeyAuthenticator
+    let logHandler: LogHandler
+
+    func log(_ level: LogLevel, _ message: String) { logHandler(level, message) }
 
     func newID(_ prefix: String = "") -> String {
         prefix.isEmpty ? UUID().uuidString.lowercased() : prefix + KeyAuthenticator.base62(crypto.randomBytes(10))
