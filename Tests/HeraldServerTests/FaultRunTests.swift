@@ -64,5 +64,12 @@ import HeraldSimulator
         #expect(delivered.count == count, "every device received it")
         // A reset can lose an answer after delivery: the re-send carries the same apns-id, so it is recognisable.
         #expect(stats.duplicates.keys.allSatisfy(delivered.contains))
+
+        // The metrics tell the same story: APNs answers by reason, a latency histogram, connections.
+        let metrics = await server.service.handler(HTTPRequest(method: "GET", target: "/metrics"))
+        let text = String(decoding: metrics.body, as: UTF8.self)
+        #expect(text.contains(#"herald_apns_responses_total{status="503",reason="ServiceUnavailable"}"#))
+        #expect(text.contains(#"herald_apns_latency_seconds_bucket{le="+Inf"}"#))
+        #expect(text.contains(#"herald_apns_connections_total{event="opened"}"#))
     }
 }

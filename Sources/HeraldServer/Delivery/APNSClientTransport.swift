@@ -42,7 +42,7 @@ public final class APNSClientTransport: PushTransport {
     private let apple: Endpoints
     private let simulator: SimulatorRoute?
     private let connections: Int
-    private let observer: APNSClientObserver?
+    private let observer: Mutex<APNSClientObserver?>
     private let clients = Mutex<[String: (version: Date, client: APNSClient)]>([:])
 
     public init(apple: Endpoints = .apple, simulator: SimulatorRoute? = nil, connectionsPerApp: Int = 2,
@@ -50,7 +50,13 @@ public final class APNSClientTransport: PushTransport {
         self.apple = apple
         self.simulator = simulator
         self.connections = connectionsPerApp
-        self.observer = observer
+        self.observer = Mutex(observer)
+    }
+
+    /// Sets the hooks that clients made from now on report to (the service's metrics, which exist only
+    /// once the service does).
+    public func attach(observer: APNSClientObserver) {
+        self.observer.withLock { $0 = observer }
     }
 
     /// Where a credential's traffic goes, for logs and status.
@@ -132,7 +138,7 @@ public final class APNSClientTransport: PushTransport {
         config.connections = connections
         // The engine retries with its own backoff and records every attempt; one try here.
         config.retry = .none
-        let client = try APNSClient(configuration: config, observer: observer)
+        let client = try APNSClient(configuration: config, observer: observer.withLock { $0 })
         let replaced = clients.withLock { c -> APNSClient? in
             let old = c[key]?.client
             c[key] = (bundle.version, client)

@@ -83,6 +83,7 @@ public final class ProviderServer: Sendable {
         }
         let transport = APNSClientTransport(apple: settings.apns, simulator: route)
         let service = try await HeraldService(configuration: settings.service, transport: transport)
+        transport.attach(observer: APNSMetricsObserver(metrics: service.metrics))
         let report = try await service.start()
         var bootstrap = Bootstrap(adminKey: report.generatedAdminKey)
         if let admin = report.generatedAdminKey ?? settings.service.adminKey, let simulator {
