@@ -21,6 +21,11 @@ public final class DeliveryEngine: Sendable {
         var waiter: CheckedContinuation<Void, Never>?
         var woken = false
         var lastPurge: Date?
+        /// Earliest pending delivery per fully fanned-out push, so waiting pushes (local time, backoff) cost
+        /// no write per round. Cleared whenever the push's rows change.
+        var nextDue: [String: Date] = [:]
+        /// Bumped whenever outcomes are recorded for a push; a nextDue computed across a bump is discarded.
+        var generation: [String: Int] = [:]
     }
     private let state = Mutex(State())
 
@@ -146,12 +151,13 @@ public final class DeliveryEngine: Sendable {
         var index = 0
         while index < ordered.count {
             let chunk = ordered[index..<min(index + concurrency, ordered.count)]
+            let fannedOut = fannedOut
             index += concurrency
             let results = await withTaskGroup(of: Bool.self) { group -> [Bool] in
                 for plan in chunk {
                     guard let app = apps[plan.push.appID], app.pausedReason == nil else { continue }
                     group.addTask { [self] in
-                        do { return try await dispatch(plan, app: app) } catch {
+                        do { return try await dispatch(plan, app: app, fanOutComplete: fannedOut.contains(plan.push.id)) } catch {
                             env.log(.error, "dispatch of push \(plan.push.id) failed: \(error); its claimed deliveries return to the queue at the next start")
                             return false
                         }
@@ -184,7 +190,11 @@ public final class DeliveryEngine: Sendable {
     }
 
     private func dropFinishedPlans(active: Set<String>) {
-        state.withLock { s in s.plans = s.plans.filter { active.contains($0.key) } }
+        state.withLock { s in
+            s.plans = s.plans.filter { active.contains($0.key) }
+            s.nextDue = s.nextDue.filter { active.contains($0.key) }
+            s.generation = s.generation.filter { active.contains($0.key) }
+        }
     }
 
     /// The parsed plan of a push; nil (and the push marked failed) when its stored request no longer parses
@@ -252,13 +262,24 @@ public final class DeliveryEngine: Sendable {
     }
 
     /// Claims one batch of the push's due deliveries, sends it, records what happened.
-    private func dispatch(_ plan: PushPlan, app: AppRecord) async throws -> Bool {
+    private func dispatch(_ plan: PushPlan, app: AppRecord, fanOutComplete: Bool) async throws -> Bool {
         let now = env.clock.now()
+        let (cachedDue, generation) = state.withLock { ($0.nextDue[plan.push.id], $0.generation[plan.push.id] ?? 0) }
+        if let cachedDue, cachedDue > now { return false }
         let allowed = reserve(plan, app: app, now: now)
         guard allowed > 0 else { return false }
         let claimed = try await env.store.claimDeliveries(pushID: plan.push.id, limit: allowed, now: now)
         refund(allowed - claimed.count, plan, app: app)
-        guard !claimed.isEmpty else { return false }
+        guard !claimed.isEmpty else {
+            // Rows in flight elsewhere may come back as retries: only a concrete time, computed with no
+            // outcome recorded in between, is cached.
+            if fanOutComplete, let due = try await env.store.nextDue(pushID: plan.push.id) {
+                state.withLock { s in
+                    if (s.generation[plan.push.id] ?? 0) == generation { s.nextDue[plan.push.id] = due }
+                }
+            }
+            return false
+        }
 
         let deadline = plan.spec.expiration ?? plan.push.createdAt.addingTimeInterval(env.configuration.defaultTTL)
         var outcomes: [DeliveryOutcome] = []
@@ -306,6 +327,10 @@ public final class DeliveryEngine: Sendable {
             try await env.store.setAppPaused(id: app.id, reason: pauseReason, at: now)
         }
         try await record(outcomes, pushID: plan.push.id)
+        state.withLock { s in   // retries may have moved the earliest time
+            s.generation[plan.push.id, default: 0] += 1
+            s.nextDue.removeValue(forKey: plan.push.id)
+        }
         return true
     }
 
