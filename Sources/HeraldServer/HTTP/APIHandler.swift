@@ -40,7 +40,7 @@ final class APIHandler: Sendable {
                 }
                 var principal: Principal?
                 if route.access != .open {
-                    let p = try await authenticator.authenticate(request.headers["authorization"])
+                    let p = try await authenticator.authenticate(Self.authorization(request))
                     try Self.authorize(p, route.access, params)
                     if let wait = limiter.take(p.role == .client(appID: p.appID ?? "") ? "\(p.keyID)|\(request.remoteAddress)" : p.keyID, now: now) {
                         var h = HTTPHeaders(); h.set("retry-after", String(Int(wait.rounded(.up))))
@@ -61,6 +61,13 @@ final class APIHandler: Sendable {
                 return (.error(APIError(status: 500, code: "internal", message: "Internal error: \(error). The request was not completed; retry, and report it if it persists.")), route.pattern)
             }
         }
+    }
+
+    /// The bearer header, or LeanCloud's `X-LC-Key: <key>` / `X-LC-Key: <key>,master` as one.
+    static func authorization(_ request: HTTPRequest) -> String? {
+        if let header = request.headers["authorization"] { return header }
+        guard let lc = request.headers["x-lc-key"], let key = lc.split(separator: ",").first else { return nil }
+        return "Bearer " + key.trimmingCharacters(in: .whitespaces)
     }
 
     static func authorize(_ p: Principal, _ access: Access, _ params: [String: String]) throws {
