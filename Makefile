@@ -5,7 +5,8 @@ CONFIG ?= debug
 APT_PACKAGES := libssl-dev libnghttp2-dev libsqlite3-dev libpq-dev pkg-config zlib1g-dev
 BENCH_APT_PACKAGES := nghttp2-client nghttp2-server wrk python3-venv
 
-.PHONY: deps build run test bench clean
+.PHONY: deps build run test bench install clean
+PREFIX ?= /usr/local
 
 deps:
 	@./scripts/install-deps.sh $(APT_PACKAGES)
@@ -25,6 +26,10 @@ bench: deps
 	@./scripts/install-deps.sh $(BENCH_APT_PACKAGES)
 	$(SWIFT) build -c release --product herald
 	./bench/run.sh
+
+install: deps
+	$(SWIFT) build -c release --product herald
+	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/herald" "$(PREFIX)/bin/herald"
 
 clean:
 	rm -rf .build

@@ -5,7 +5,7 @@ import PackageDescription
 
 let package = Package(
     name: "Herald",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v14), .iOS(.v15)],
     products: [
         .executable(name: "herald", targets: ["herald"]),
         .library(name: "HeraldClient", targets: ["HeraldClient"]),
@@ -44,6 +44,10 @@ let package = Package(
         // Command line: subcommands; `herald` is a thin main
         .target(name: "HeraldCLI", dependencies: ["APNSClient", "HeraldSimulator", "HeraldServer", "HeraldClient"]),
         .executableTarget(name: "herald", dependencies: ["HeraldCLI"]),
+        // The SDK example that runs on Linux (Examples/LinuxLoop): a library so CI runs it as a test too.
+        .target(name: "HeraldLinuxLoop", dependencies: ["HeraldClient", "HeraldServer", "HeraldSimulator", "HeraldHTTP"],
+                path: "Examples/LinuxLoop/Loop"),
+        .executableTarget(name: "herald-linux-loop", dependencies: ["HeraldLinuxLoop"], path: "Examples/LinuxLoop/Main"),
 
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
         .testTarget(name: "HeraldIOTests", dependencies: ["HeraldIO", "HeraldCrypto"]),
@@ -55,5 +59,6 @@ let package = Package(
         .testTarget(name: "HeraldServerTests", dependencies: ["HeraldServer", "HeraldSimulator", "APNSClient"]),
         .testTarget(name: "HeraldClientTests", dependencies: ["HeraldClient"]),
         .testTarget(name: "HeraldCLITests", dependencies: ["HeraldCLI"]),
+        .testTarget(name: "LinuxLoopTests", dependencies: ["HeraldLinuxLoop"]),
     ]
 )

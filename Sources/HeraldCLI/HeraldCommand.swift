@@ -4,7 +4,10 @@ import Foundation
 public enum HeraldCommand {
     public static let version = "0.1.0"
 
-    static var commands: [Command.Type] { [SendCommand.self, SimCommand.self, DeviceCommand.self] }
+    static var commands: [Command.Type] {
+        [ServeCommand.self, AppsCommand.self, CredentialsCommand.self, InstallationsCommand.self, PushCommand.self,
+         SendCommand.self, SimCommand.self, DeviceCommand.self]
+    }
 
     /// Runs the command line and exits with its status. Call from `main.swift`; blocking the main
     /// thread here is fine, the work runs on the cooperative pool and the event loops.

@@ -21,18 +21,16 @@ final class APNSIDGenerator: Sendable {
     static func format(_ high: UInt64, _ low: UInt64) -> String {
         String(unsafeUninitializedCapacity: 36) { out in
             var i = 0
-            func put(_ value: UInt64, nibbles: Int) {
-                for shift in stride(from: (nibbles - 1) * 4, through: 0, by: -4) {
-                    out[i] = digits[Int((value >> UInt64(shift)) & 0xF)]
+            for nibble in 0..<32 {
+                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
+                    out[i] = UInt8(ascii: "-")
                     i += 1
                 }
+                let word = nibble < 16 ? high : low
+                let shift = UInt64(60 - (nibble % 16) * 4)
+                out[i] = digits[Int((word >> shift) & 0xF)]
+                i += 1
             }
-            func dash() { out[i] = UInt8(ascii: "-"); i += 1 }
-            put(high >> 32, nibbles: 8); dash()
-            put((high >> 16) & 0xFFFF, nibbles: 4); dash()
-            put(high & 0xFFFF, nibbles: 4); dash()
-            put(low >> 48, nibbles: 4); dash()
-            put(low & 0xFFFF_FFFF_FFFF, nibbles: 12)
             return 36
         }
     }

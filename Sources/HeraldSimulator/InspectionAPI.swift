@@ -13,7 +13,7 @@ struct InspectionAPI: Sendable {
         } catch let error as SimulatorError {
             let status: Int = switch error {
             case .unknownDevice, .unknownApp, .unknownSigningKey: 404
-            case .dataDirectory, .cryptoUnavailable: 500
+            case .dataDirectory: 500
             default: 400
             }
             return Self.error(status, code: error.code, message: error.description, field: error.field)

@@ -65,7 +65,7 @@ public final class NetworkTransport: SimulatorTransport {
     }
 
     /// Client certificates are requested, never required (none = token auth); the simulator judges them.
-    /// The handshake delay is read at each handshake, so a fault set at run time applies to the next one.
+    /// The handshake delay is asked at each handshake, so `PUT /faults` changes it at once.
     static func serverConfiguration(_ tls: SimulatorTLS) -> TLSServerConfiguration {
         let delay = tls.handshakeDelayMilliseconds
         return TLSServerConfiguration(identity: tls.identity, requestClientCertificate: true, alpnH2: true,

@@ -20,7 +20,6 @@ public final class ProviderEndpoint: Sendable {
     /// Validates and answers one request. Side effects on the connection (raise the stream limit, send
     /// GOAWAY) are left in `connection` for the transport to apply.
     public func process(request: HTTPRequest, connection: ConnectionAuthState, now: Date) -> HTTPResponse {
-        let requestID = request.headers["apns-id"]
         switch validate(request, connection: connection, now: now) {
         case let .success(notification):
             guard state.allowRequest(to: notification.deviceToken, now: now) else {
@@ -29,7 +28,7 @@ public final class ProviderEndpoint: Sendable {
             state.accept(notification, now: now)
             return success(apnsID: notification.apnsID, environment: connection.environment)
         case let .failure(failure):
-            let apnsID = failure.rejection == .badMessageId ? ids.next() : (requestID ?? ids.next())
+            let apnsID = failure.rejection == .badMessageId ? ids.next() : (request.headers["apns-id"] ?? ids.next())
             return reject(failure.rejection, apnsID: apnsID, timestamp: failure.timestamp)
         }
     }
@@ -81,6 +80,13 @@ public final class ProviderEndpoint: Sendable {
 
     func newAPNSID() -> String { ids.next() }
 
+    /// Spaces and tabs off both ends, without Foundation's CharacterSet machinery (hot path).
+    static func trimmingSpaces(_ text: Substring) -> String {
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) }) else { return "" }
+        return String(text[first...last])
+    }
+
     /// The stream limit to advertise when `connection` asked for "the configured value" (0).
     func resolvedStreamLimit(_ requested: UInt32) -> UInt32 {
         requested == 0 ? (state.faultConfiguration.maxConcurrentStreamsOverride ?? configuration.maxConcurrentStreams) : requested
@@ -112,24 +118,8 @@ public final class ProviderEndpoint: Sendable {
     }
 
     private static let devicePrefix = "/3/device/"
-    private static let uniqueHeaders = ["apns-id", "apns-expiration", "apns-priority", "apns-topic", "apns-push-type",
-                                        "apns-collapse-id", "authorization", "content-length", "content-type"]
-
-    /// One pass over the fields: true if a header APNs reads appears twice.
-    static func hasDuplicate(_ headers: HTTPHeaders) -> Bool {
-        var seen = [Bool](repeating: false, count: uniqueHeaders.count)
-        for field in headers.fields {
-            // HTTP/2 names arrive lowercase; only HTTP/1-style names pay for lowercasing.
-            let name = field.name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? field.name.lowercased() : field.name
-            guard let index = uniqueHeaders.firstIndex(of: name) else { continue }
-            if seen[index] { return true }
-            seen[index] = true
-        }
-        return false
-    }
-
     func validate(_ request: HTTPRequest, connection: ConnectionAuthState, now: Date) -> Result<SimulatedNotification, Failure> {
-        let h = request.headers
+        let h = ProviderHeaders(request.headers)
         // 1. method
         guard request.method == "POST" else { return .failure(Failure(.methodNotAllowed)) }
         // 2. path
@@ -139,10 +129,10 @@ public final class ProviderEndpoint: Sendable {
         if tokenText.isEmpty { return .failure(Failure(.missingDeviceToken)) }
         if tokenText.contains("/") { return .failure(Failure(.badPath)) }
         // 3. duplicate headers
-        if Self.hasDuplicate(h) { return .failure(Failure(.duplicateHeaders)) }
+        if h.hasDuplicate { return .failure(Failure(.duplicateHeaders)) }
         // 4. apns-id
         let apnsID: String
-        if let given = h["apns-id"] {
+        if let given = h.apnsID {
             guard APNSIDGenerator.isCanonicalUUID(given) else { return .failure(Failure(.badMessageId)) }
             apnsID = given
         } else {
@@ -156,18 +146,18 @@ public final class ProviderEndpoint: Sendable {
         }
         // 7. header values
         var expiration: Date?
-        if let text = h["apns-expiration"] {
+        if let text = h.expiration {
             guard let seconds = UInt64(text), seconds <= 0xFFFF_FFFF_FFFF else { return .failure(Failure(.badExpirationDate)) }
             expiration = Date(timeIntervalSince1970: TimeInterval(seconds))
         }
         var priority = 10
-        if let text = h["apns-priority"] {
+        if let text = h.priority {
             guard let p = Int(text), p == 10 || p == 5 || p == 1 else { return .failure(Failure(.badPriority)) }
             priority = p
         }
         let (topicRule, bundleID) = PushTypeRule.split(topic: topic)
         let rule: PushTypeRule
-        if let name = h["apns-push-type"] {
+        if let name = h.pushType {
             guard let named = PushTypeRule.byName[name] else { return .failure(Failure(.invalidPushType)) }
             // The topic's suffix must be the one the push type requires (mdm topics are free-form).
             if let suffix = named.topicSuffix, suffix != (topicRule.topicSuffix ?? "") { return .failure(Failure(.invalidPushType)) }
@@ -177,7 +167,7 @@ public final class ProviderEndpoint: Sendable {
         }
         if case .certificate = connection.credential, !rule.allowedWithCertificate { return .failure(Failure(.invalidPushType)) }
         if let allowed = rule.priorities, !allowed.contains(priority) { return .failure(Failure(.badPriority)) }
-        let collapseID = h["apns-collapse-id"]
+        let collapseID = h.collapseID
         if let collapseID, collapseID.utf8.count > 64 { return .failure(Failure(.badCollapseId)) }
         // 8. device token
         guard let token = configuration.tokens.normalize(tokenText), let record = state.token(token),
@@ -190,19 +180,17 @@ public final class ProviderEndpoint: Sendable {
         let body = request.body
         if body.isEmpty { return .failure(Failure(.payloadEmpty)) }
         if body.count > rule.maxPayload { return .failure(Failure(.payloadTooLarge)) }
-        guard case .object? = try? JSONValue(parsing: body) else { return .failure(Failure(.badPayload)) }
+        guard JSONSyntax.isObject(body) else { return .failure(Failure(.badPayload)) }
 
-        var recorded: [String: String] = [:]
-        for (name, value) in h where name.lowercased().hasPrefix("apns-") { recorded[name.lowercased()] = value }
         return .success(SimulatedNotification(
             apnsID: apnsID, deviceToken: token, bundleID: record.bundleID, topic: topic, pushType: rule.name,
-            priority: priority, expiration: expiration, collapseID: collapseID, headers: recorded, payload: body,
+            priority: priority, expiration: expiration, collapseID: collapseID, headers: h.recorded, payload: body,
             source: .http2, receivedAt: now))
     }
 
     /// Steps 5 and 6: who is sending, and to which topic. Returns the topic.
-    private func authenticate(_ h: HTTPHeaders, connection: ConnectionAuthState, now: Date) -> Result<String, Failure> {
-        let topicHeader = h["apns-topic"].flatMap { $0.isEmpty ? nil : $0 }
+    private func authenticate(_ h: ProviderHeaders, connection: ConnectionAuthState, now: Date) -> Result<String, Failure> {
+        let topicHeader = h.topic.flatMap { $0.isEmpty ? nil : $0 }
         switch connection.credential {
         case .unusableCertificate:
             return .failure(Failure(.badCertificate))
@@ -217,9 +205,9 @@ public final class ProviderEndpoint: Sendable {
             guard identity.topics.contains(topic) else { return .failure(Failure(.badTopic)) }
             return .success(topic)
         case .providerToken:
-            guard let authorization = h["authorization"], authorization.utf8.count > 7,
+            guard let authorization = h.authorization, authorization.utf8.count > 7,
                   authorization.prefix(7).lowercased() == "bearer " else { return .failure(Failure(.missingProviderToken)) }
-            let jwt = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+            let jwt = Self.trimmingSpaces(authorization.dropFirst(7))
             guard !jwt.isEmpty else { return .failure(Failure(.missingProviderToken)) }
             guard let verified = authenticator.verify(jwt) else { return .failure(Failure(.invalidProviderToken)) }
             if let env = verified.key.environment, env != connection.environment { return .failure(Failure(.badEnvironmentKeyIdInToken)) }

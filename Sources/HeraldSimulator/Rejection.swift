@@ -43,7 +43,6 @@ struct Rejection: Sendable, Equatable, Hashable {
     static let tooManyRequests = Rejection(.tooManyRequests)
     static let internalServerError = Rejection(.internalServerError)
     static let serviceUnavailable = Rejection(.serviceUnavailable)
-    static let shutdown = Rejection(.shutdown)
 
     /// `{"reason":"…"}`, or with `timestamp` (milliseconds since 1970) for 410.
     func body(timestampMilliseconds: Int64? = nil) -> [UInt8] {

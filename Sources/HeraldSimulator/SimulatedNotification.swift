@@ -24,10 +24,12 @@ public struct SimulatedNotification: Sendable, Equatable, Codable {
     public var receivedAt: Date
     /// When the device got it; nil while stored or held.
     public var deliveredAt: Date?
+    /// The badge it sets (`aps.badge`), nil when it leaves the badge alone.
+    public var badge: Int?
 
     public init(apnsID: String, deviceToken: String, bundleID: String, topic: String, pushType: String, priority: Int,
                 expiration: Date?, collapseID: String?, headers: [String: String], payload: [UInt8],
-                source: Source, receivedAt: Date, deliveredAt: Date? = nil) {
+                source: Source, receivedAt: Date, deliveredAt: Date? = nil, badge: Int?? = .none) {
         self.apnsID = apnsID
         self.deviceToken = deviceToken
         self.bundleID = bundleID
@@ -41,27 +43,36 @@ public struct SimulatedNotification: Sendable, Equatable, Codable {
         self.source = source
         self.receivedAt = receivedAt
         self.deliveredAt = deliveredAt
+        // Callers that parsed the payload already pass the badge; others have it read here.
+        self.badge = badge ?? Self.badge(in: payload)
     }
 
     /// `apns-expiration: 0`: one attempt, never stored.
     var isDoNotStore: Bool { expiration == Date(timeIntervalSince1970: 0) }
 
-    /// The badge this notification sets, if its `aps` has a numeric `badge`.
-    var badge: Int? {
+    /// `aps.badge` of a payload, if numeric.
+    static func badge(in payload: [UInt8]) -> Int? {
         // Most payloads have no badge: skip the JSON parse unless the word appears at all.
-        guard payload.count >= 7, Self.containsBadgeKey(payload),
-              let value = try? JSONValue(parsing: payload) else { return nil }
+        guard payload.count >= 7, containsBadgeKey(payload), let value = try? JSONValue(parsing: payload) else { return nil }
         return value["aps"]?["badge"]?.intValue
     }
 
     private static let badgeKey = Array("\"badge\"".utf8)
 
     private static func containsBadgeKey(_ bytes: [UInt8]) -> Bool {
-        let key = badgeKey
-        guard bytes.count >= key.count else { return false }
-        for start in 0...(bytes.count - key.count) where bytes[start] == key[0] {
-            if bytes[start..<(start + key.count)].elementsEqual(key) { return true }
+        bytes.withUnsafeBufferPointer { buffer in
+            badgeKey.withUnsafeBufferPointer { key in
+                guard buffer.count >= key.count else { return false }
+                var i = 0
+                let last = buffer.count - key.count
+                while i <= last {
+                    if buffer[i] == 0x22, buffer[i + 1] == 0x62, memcmp(buffer.baseAddress! + i, key.baseAddress!, key.count) == 0 {
+                        return true
+                    }
+                    i += 1
+                }
+                return false
+            }
         }
-        return false
     }
 }

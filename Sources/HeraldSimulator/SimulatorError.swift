@@ -9,7 +9,6 @@ public enum SimulatorError: Error, Equatable, CustomStringConvertible {
     case invalidSigningKey(keyID: String, message: String)
     case dataDirectory(path: String, message: String)
     case invalidAPNSFile(String)
-    case cryptoUnavailable(String)
 
     public var description: String {
         switch self {
@@ -22,7 +21,6 @@ public enum SimulatorError: Error, Equatable, CustomStringConvertible {
         case let .invalidSigningKey(id, message): "signing key \(id) is unusable: \(message)"
         case let .dataDirectory(path, message): "simulator data directory \(path): \(message)"
         case let .invalidAPNSFile(message): "invalid .apns file: \(message)"
-        case let .cryptoUnavailable(message): "\(message)"
         }
     }
 
@@ -33,7 +31,6 @@ public enum SimulatorError: Error, Equatable, CustomStringConvertible {
         case .unknownDevice, .unknownApp, .unknownSigningKey: "not_found"
         case .invalidBundleID, .invalidRequest, .invalidSigningKey, .invalidAPNSFile: "invalid_request"
         case .dataDirectory: "data_directory"
-        case .cryptoUnavailable: "unavailable"
         }
     }
 

@@ -21,7 +21,7 @@ public struct SimulatorTLS: Sendable {
     public var identity: CertificateIdentity
     /// Client certificates are requested, not required (none = token auth), and verified against this CA.
     public var clientCertificateAuthority: Certificate
-    /// The fault injector's `tlsHandshakeDelayMilliseconds` (NetworkTransport reads it when a listener starts).
+    /// The fault injector's `tlsHandshakeDelayMilliseconds`, asked at each handshake.
     public var handshakeDelayMilliseconds: @Sendable () -> Int
 }
 

@@ -16,17 +16,17 @@ struct RawHTTPClient {
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         guard rc == 0 else { throw IOError.system("connect", errno) }
-        var tv = timeval(tv_sec: 5, tv_usec: 0)
+        var tv = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 
     func send(_ text: String) { _ = text.withCString { Glibc.send(fd, $0, strlen($0), 0) } }
 
-    /// Reads until `marker` appears or the socket times out. The blocking reads run on a Dispatch
-    /// thread so that the cooperative pool stays free for the server's handlers.
+    /// Reads until `marker` appears or the socket times out. The blocking reads run on a thread of their own
+    /// so that the cooperative pool stays free for the server's handlers.
     func receive(until marker: String) async -> String {
         await withCheckedContinuation { cont in
-            DispatchQueue.global().async { cont.resume(returning: receiveBlocking(until: marker)) }
+            Thread.detachNewThread { cont.resume(returning: receiveBlocking(until: marker)) }
         }
     }
 

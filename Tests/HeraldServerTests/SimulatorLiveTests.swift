@@ -20,9 +20,8 @@ import APNSCore
         let device = simulator.createDevice()
         let token = try simulator.install(bundleID: "com.example.live", environment: .sandbox, on: device.id).token
 
-        let transport = APNSClientTransport(endpoints: [
-            "sandbox": .init(.custom(host: "127.0.0.1", port: ports.sandbox), caFile: simConfig.dataDirectory!.appendingPathComponent("ca.pem").path),
-        ])
+        let transport = APNSClientTransport(apple: .init(sandbox: .custom(host: "127.0.0.1", port: ports.sandbox), production: .production,
+                                                         caFile: simConfig.dataDirectory!.appendingPathComponent("ca.pem").path))
         var config = HeraldConfiguration()
         config.databasePath = directory.appendingPathComponent("herald/herald.sqlite").path
         config.adminKey = testAdminKey

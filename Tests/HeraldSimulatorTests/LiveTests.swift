@@ -117,6 +117,47 @@ struct LiveTests {
         await live.stop()
     }
 
+    @Test func deviceStreamOverHTTPTracksPresence() async throws {
+        let live = try await Self.start()
+        try live.simulator.setOnline(false, deviceID: live.device.id)
+        let frames = TestBox<String>("")
+        let client = HTTP1Client(host: "127.0.0.1", port: live.ports.inspection)
+        let watcher = Task {
+            _ = try? await client.stream(HTTPRequest(method: "GET", target: "/devices/\(live.device.id)/stream")) { chunk in
+                frames.mutate { $0 += String(decoding: chunk, as: UTF8.self) }
+            }
+        }
+        func waitFor(_ condition: () -> Bool) async throws {
+            for _ in 0..<300 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        try await waitFor { live.simulator.device(live.device.id)?.online == true }
+        #expect(live.simulator.device(live.device.id)?.online == true)
+        let connection = ConnectionAuthState(environment: .sandbox, credential: .certificate(
+            CertificateScope(bundleID: "com.example.app", topics: [], environments: [.sandbox])))
+        _ = live.simulator.provider.process(request: push(to: live.token, topic: "com.example.app", body: #"{"aps":{"alert":"streamed"}}"#),
+                                            connection: connection, now: Date())
+        try await waitFor { frames.value.contains("streamed") }
+        #expect(frames.value.contains("event: notification"))
+        watcher.cancel()
+        try await waitFor { live.simulator.device(live.device.id)?.online == false }
+        #expect(live.simulator.device(live.device.id)?.online == false)
+        await live.stop()
+    }
+
+    @Test func slowTLSHandshakeIsConfigurableAtRunTime() async throws {
+        let live = try await Self.start()
+        var faults = FaultConfiguration()
+        faults.tlsHandshakeDelayMilliseconds = 300
+        try live.simulator.setFaults(faults)
+        let cert = try live.simulator.issueClientCertificate(bundleID: "com.example.app", environments: [.sandbox])
+        let client = try live.client(.certificate(cert))
+        defer { client.shutdown() }
+        let started = ContinuousClock.now
+        _ = try await client.send(notification(live.token))
+        #expect(ContinuousClock.now - started >= .milliseconds(300))
+        await live.stop()
+    }
+
     @Test func openedReportsAreForwardedToTheCallbackURL() async throws {
         let received = TestBox<[String]>([])
         let receiver = try HTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) { request in

@@ -4,52 +4,58 @@ import APNSClient
 import APNSCore
 import HeraldCrypto
 
-/// `PushTransport` over Herald's HTTP/2 APNs client: one `APNSClient` (a connection pool) per app,
-/// environment and credential version, rebuilt when the app uploads a new credential. Where each
-/// environment lives is configurable, so the same transport sends to Apple or to the simulator.
+/// Delivers through the HTTP/2 APNs client: one client (a connection pool) per app, environment and
+/// credential version, shared by every push of that app. A replaced credential gets a new client; the
+/// old one is closed.
+///
+/// Credentials minted by the built-in simulator (its key ids, or certificates from its CA) are sent to the
+/// simulator; all others go to Apple. So a newcomer's default app works on one machine, and uploading real
+/// credentials switches that app to Apple without a restart.
 public final class APNSClientTransport: PushTransport {
-    /// Where one APNs environment is reached.
-    public struct Endpoint: Sendable {
-        public var environment: APNSEnvironment
-        /// Trust only this CA (the simulator's `ca.pem`) instead of the system store.
+    /// Where one kind of traffic goes.
+    public struct Endpoints: Sendable {
+        public var sandbox: APNSEnvironment
+        public var production: APNSEnvironment
+        /// Trust this CA instead of the system store.
         public var caFile: String?
-        public var cleartext: Bool
 
-        public init(_ environment: APNSEnvironment, caFile: String? = nil, cleartext: Bool = false) {
-            self.environment = environment
+        public init(sandbox: APNSEnvironment, production: APNSEnvironment, caFile: String? = nil) {
+            self.sandbox = sandbox
+            self.production = production
             self.caFile = caFile
-            self.cleartext = cleartext
+        }
+
+        public static let apple = Endpoints(sandbox: .sandbox, production: .production)
+    }
+
+    /// The built-in simulator and how to recognise its credentials.
+    public struct SimulatorRoute: Sendable {
+        public var endpoints: Endpoints
+        public var isSimulatorCredential: @Sendable (AppCredential) -> Bool
+
+        public init(endpoints: Endpoints, isSimulatorCredential: @escaping @Sendable (AppCredential) -> Bool) {
+            self.endpoints = endpoints
+            self.isSimulatorCredential = isSimulatorCredential
         }
     }
 
-    /// Connection-pool settings for every client this transport creates.
-    public struct Options: Sendable {
-        public var connections = 2
-        public var maxInFlight = 2000
-        public var requestTimeout: Duration = .seconds(30)
-        /// The client's own quick retries (new connection, refreshed token); the engine's backoff follows.
-        public var retry = RetryPolicy(maxAttempts: 3)
-        public init() {}
-    }
-
-    private let endpoints: [String: Endpoint]
-    private let options: Options
+    private let apple: Endpoints
+    private let simulator: SimulatorRoute?
+    private let connections: Int
+    private let observer: APNSClientObserver?
     private let clients = Mutex<[String: (version: Date, client: APNSClient)]>([:])
 
-    /// `endpoints` maps "sandbox" and "production" to where they are reached (Apple by default).
-    public init(endpoints: [String: Endpoint] = ["sandbox": Endpoint(.sandbox), "production": Endpoint(.production)],
-                options: Options = Options()) {
-        self.endpoints = endpoints
-        self.options = options
+    public init(apple: Endpoints = .apple, simulator: SimulatorRoute? = nil, connectionsPerApp: Int = 2,
+                observer: APNSClientObserver? = nil) {
+        self.apple = apple
+        self.simulator = simulator
+        self.connections = connectionsPerApp
+        self.observer = observer
     }
 
-    /// Closes every connection.
-    public func shutdown() {
-        let all = clients.withLock { c -> [APNSClient] in
-            defer { c.removeAll() }
-            return c.values.map(\.client)
-        }
-        for client in all { client.shutdown() }
+    /// Where a credential's traffic goes, for logs and status.
+    public func destination(of credential: AppCredential, environment: String) -> APNSEnvironment {
+        endpoints(for: credential).environment(environment)
     }
 
     public func deliver(_ batch: OutgoingBatch) async -> [DeliveryResult] {
@@ -61,55 +67,72 @@ public final class APNSClientTransport: PushTransport {
             let reason = if case .token = batch.credential.credential { "InvalidProviderToken" } else { "BadCertificate" }
             return batch.notifications.map { DeliveryResult(id: $0.id, status: 403, reason: reason) }
         }
-        var notifications: [APNSNotification] = []
-        var ids: [Int64] = []
+        var requests: [APNSPreparedRequest?] = []
+        requests.reserveCapacity(batch.notifications.count)
         var results: [DeliveryResult] = []
-        notifications.reserveCapacity(batch.notifications.count)
+        var shared: (bytes: [UInt8], payload: APNSEncodedPayload)?
         for n in batch.notifications {
-            guard let token = try? DeviceToken(hex: n.deviceToken) else {
-                results.append(DeliveryResult(id: n.id, status: 400, reason: "BadDeviceToken"))
-                continue
+            // Notifications of one variant share their bytes; wrap them once.
+            let payload: APNSEncodedPayload
+            if let s = shared, s.bytes == n.payload { payload = s.payload } else {
+                payload = APNSEncodedPayload(uncheckedBytes: n.payload)
+                shared = (n.payload, payload)
             }
-            ids.append(n.id)
-            notifications.append(APNSNotification(
-                deviceToken: token, topic: n.topic, encodedPayload: APNSEncodedPayload(uncheckedBytes: n.payload),
-                pushType: APNSPushType(rawValue: n.pushType), priority: APNSPriority(rawValue: n.priority),
-                expiration: n.expiration.map(APNSExpiration.at), collapseID: n.collapseID, apnsID: UUID(uuidString: n.apnsID)))
+            do {
+                let token = try DeviceToken(hex: n.deviceToken)
+                let notification = APNSNotification(
+                    deviceToken: token, topic: n.topic, encodedPayload: payload, pushType: APNSPushType(rawValue: n.pushType),
+                    priority: APNSPriority(rawValue: n.priority), expiration: n.expiration.map(APNSExpiration.at),
+                    collapseID: n.collapseID, apnsID: UUID(uuidString: n.apnsID))
+                requests.append(try notification.prepare())
+            } catch {
+                // Caught before sending: the same answer APNs would give, without the round trip.
+                results.append(DeliveryResult(id: n.id, status: 400, reason: Self.reason(for: error)))
+                requests.append(nil)
+            }
         }
+        let ids = batch.notifications.map(\.id)
+        let valid = requests.enumerated().compactMap { i, r in r.map { (i, $0) } }
         let collected = Mutex<[DeliveryResult]>([])
-        let idList = ids
-        await client.send(batch: notifications) { result in
-            let id = idList[result.index]
-            let mapped: DeliveryResult = switch result.result {
-            case .success: .accepted(id)
-            case .failure(.rejected(let error)): DeliveryResult(id: id, error: error)
-            case .failure(.invalid(let error)): DeliveryResult(id: id, status: 400, reason: "Invalid: \(error)")
-            case .failure(.credentials): DeliveryResult(id: id, status: 403, reason: "InvalidProviderToken")
-            case .failure(let other): .notDelivered(id, because: "\(other)")
+        await client.send(prepared: valid.map(\.1)) { r in
+            let id = ids[valid[r.index].0]
+            let result: DeliveryResult
+            switch r.result {
+            case .success: result = .accepted(id)
+            case let .failure(.rejected(error)): result = DeliveryResult(id: id, error: error)
+            case .failure(.credentials): result = DeliveryResult(id: id, status: 403, reason: "InvalidProviderToken")
+            case let .failure(error): result = .notDelivered(id, because: error.description)
             }
-            collected.withLock { $0.append(mapped) }
+            collected.withLock { $0.append(result) }
         }
         return results + collected.withLock { $0 }
+    }
+
+    /// Closes every connection.
+    public func shutdown() {
+        let all = clients.withLock { c in
+            defer { c.removeAll() }
+            return c.values.map(\.client)
+        }
+        all.forEach { $0.shutdown() }
+    }
+
+    private func endpoints(for credential: AppCredential) -> Endpoints {
+        if let simulator, simulator.isSimulatorCredential(credential) { return simulator.endpoints }
+        return apple
     }
 
     private func client(for bundle: CredentialBundle) throws -> APNSClient {
         let key = "\(bundle.appID)|\(bundle.environment)"
         if let cached = clients.withLock({ $0[key] }), cached.version == bundle.version { return cached.client }
-        guard let endpoint = endpoints[bundle.environment] else {
-            throw HeraldConfiguration.Invalid(key: "apns.endpoints", message: "no APNs endpoint for environment \(bundle.environment)")
-        }
-        let credentials: APNSCredentials = switch bundle.credential {
-        case .token(let keyID, let teamID, let pem):
-            .token(APNSSigningKey(key: try PrivateKey(pem: pem), keyID: keyID, teamID: teamID))
-        case .pkcs12(let data, let passphrase):
-            .certificate(try PKCS12.load(data, passphrase: passphrase ?? ""))
-        case .pem(let certificate, let privateKey, let passphrase):
-            .certificate(try CertificateIdentity(keyPEM: privateKey, certificatesPEM: certificate, passphrase: passphrase))
-        }
-        let client = try APNSClient(configuration: .init(
-            environment: endpoint.environment, credentials: credentials, caFile: endpoint.caFile, cleartext: endpoint.cleartext,
-            connections: options.connections, maxInFlight: options.maxInFlight, requestTimeout: options.requestTimeout,
-            retry: options.retry))
+        let endpoints = endpoints(for: bundle.credential)
+        var config = APNSClient.Configuration(environment: endpoints.environment(bundle.environment),
+                                              credentials: try Self.credentials(bundle.credential))
+        config.caFile = endpoints.caFile
+        config.connections = connections
+        // The engine retries with its own backoff and records every attempt; one try here.
+        config.retry = .none
+        let client = try APNSClient(configuration: config, observer: observer)
         let replaced = clients.withLock { c -> APNSClient? in
             let old = c[key]?.client
             c[key] = (bundle.version, client)
@@ -118,4 +141,25 @@ public final class APNSClientTransport: PushTransport {
         replaced?.shutdown()
         return client
     }
+
+    static func credentials(_ credential: AppCredential) throws -> APNSCredentials {
+        switch credential {
+        case let .token(keyID, teamID, pem):
+            return .token(APNSSigningKey(key: try PrivateKey(pem: pem), keyID: keyID, teamID: teamID))
+        case let .pkcs12(data, passphrase):
+            return .certificate(try PKCS12.load(data, passphrase: passphrase ?? ""))
+        case let .pem(certificate, privateKey, passphrase):
+            return .certificate(try CertificateIdentity(keyPEM: privateKey, certificatesPEM: certificate, passphrase: passphrase))
+        }
+    }
+
+    static func reason(for error: Error) -> String {
+        if let v = error as? APNSValidationError, let reason = v.apnsReason { return reason.rawValue }
+        if error is DeviceTokenError { return "BadDeviceToken" }
+        return "BadRequest"
+    }
+}
+
+extension APNSClientTransport.Endpoints {
+    func environment(_ name: String) -> APNSEnvironment { name == "production" ? production : sandbox }
 }

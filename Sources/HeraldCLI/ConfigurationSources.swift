@@ -1,0 +1,79 @@
+import Foundation
+
+/// Configuration keys in one dotted form everywhere: `store.path` = `HERALD_STORE_PATH` = `--store-path`.
+/// Precedence: flags over environment over the file over built-in defaults.
+struct ConfigurationSources {
+    /// The merged values, by dotted key.
+    private(set) var values: [String: String] = [:]
+    /// Where each value came from, for `--print-config` and error messages.
+    private(set) var origins: [String: String] = [:]
+
+    /// `known` lists every dotted key; anything else in the file or the flags is an error.
+    init(file: String?, environment: [String: String], flags: [String: String], known: [String]) throws {
+        if let file {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw UsageError("cannot read the configuration file \(file)")
+            }
+            for (key, value) in try Self.parseFile(text, path: file) {
+                try Self.check(key, known: known, origin: file)
+                values[key] = value
+                origins[key] = file
+            }
+        }
+        for key in known {
+            if let value = environment[Self.environmentName(key)] {
+                values[key] = value
+                origins[key] = "environment \(Self.environmentName(key))"
+            }
+        }
+        for (key, value) in flags {
+            try Self.check(key, known: known, origin: "--\(Self.flagName(key))")
+            values[key] = value
+            origins[key] = "--\(Self.flagName(key))"
+        }
+    }
+
+    /// `api.maxBodyBytes` → `HERALD_API_MAX_BODY_BYTES`.
+    static func environmentName(_ key: String) -> String {
+        "HERALD_" + words(key).joined(separator: "_").uppercased()
+    }
+
+    /// `api.maxBodyBytes` → `api-max-body-bytes`.
+    static func flagName(_ key: String) -> String { words(key).joined(separator: "-") }
+
+    private static func words(_ key: String) -> [String] {
+        var out: [String] = []
+        for part in key.split(separator: ".") {
+            var word = ""
+            for c in part {
+                if c.isUppercase, !word.isEmpty { out.append(word); word = "" }
+                word.append(c.lowercased())
+            }
+            out.append(word)
+        }
+        return out
+    }
+
+    /// The file holds `key = value` lines (# comments) or one JSON object of dotted keys.
+    static func parseFile(_ text: String, path: String) throws -> [(String, String)] {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.hasPrefix("{") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as? [String: Any] else {
+                throw UsageError("\(path) is not a JSON object of dotted keys")
+            }
+            return object.map { ($0.key, "\($0.value)") }.sorted { $0.0 < $1.0 }
+        }
+        var out: [(String, String)] = []
+        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard let eq = line.firstIndex(of: "=") else { throw UsageError("\(path) line \(n + 1): expected `key = value`") }
+            out.append((line[..<eq].trimmingCharacters(in: .whitespaces), line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)))
+        }
+        return out
+    }
+
+    private static func check(_ key: String, known: [String], origin: String) throws {
+        guard known.contains(key) else { throw UsageError("\(origin): unknown configuration key \(key)") }
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import HeraldCrypto
+import HeraldHTTP
+import HeraldSimulator
+import HeraldStore
+
+/// Everything `herald serve` runs in one process: the built-in APNs simulator (optional), the APNs
+/// transport, the service and its HTTP server; plus the first-start bootstrap (a default app whose
+/// credentials come from the simulator). Tests start the same thing on port 0.
+public final class ProviderServer: Sendable {
+    public struct Settings: Sendable {
+        public var host = "127.0.0.1"
+        public var port = 8080
+        /// Where the simulator keeps its state when it runs (`<data>/simulator`).
+        public var dataDirectory = "herald-data"
+        public var simulatorEnabled = true
+        /// Sandbox provider port of the built-in simulator (0 picks one; production gets its own).
+        public var simulatorPort = 0
+        /// The simulator's inspection API, where `herald device` attaches (0 picks one; nil turns it off).
+        public var simulatorInspectionPort: Int? = 8090
+        /// Topic of the default app made on first start.
+        public var defaultBundleID = "com.example.herald"
+        public var service = HeraldConfiguration()
+
+        public init() {}
+    }
+
+    /// What first start created: secrets shown once.
+    public struct Bootstrap: Sendable {
+        public var adminKey: String?
+        public var appID: String?
+        public var masterKey: String?
+        public var clientKey: String?
+    }
+
+    public let service: HeraldService
+    public let simulator: Simulator?
+    public let simulatorPorts: SimulatorPorts?
+    public let bootstrap: Bootstrap
+    private let http: HTTPServer
+    private let transport: APNSClientTransport
+
+    public var port: Int { http.port }
+
+    private init(service: HeraldService, simulator: Simulator?, simulatorPorts: SimulatorPorts?, bootstrap: Bootstrap,
+                 http: HTTPServer, transport: APNSClientTransport) {
+        self.service = service
+        self.simulator = simulator
+        self.simulatorPorts = simulatorPorts
+        self.bootstrap = bootstrap
+        self.http = http
+        self.transport = transport
+    }
+
+    /// Starts everything, logs where it listens and, on first start, the keys (once).
+    public static func start(_ settings: Settings, log: @escaping @Sendable (String) -> Void = { print($0) }) async throws -> ProviderServer {
+        var simulator: Simulator?
+        var ports: SimulatorPorts?
+        var route: APNSClientTransport.SimulatorRoute?
+        if settings.simulatorEnabled {
+            var config = SimulatorConfiguration()
+            config.host = "127.0.0.1"
+            config.sandboxPort = settings.simulatorPort
+            config.productionPort = 0
+            config.inspectionPort = settings.simulatorInspectionPort
+            let dir = URL(fileURLWithPath: settings.dataDirectory).appendingPathComponent("simulator")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            config.dataDirectory = dir
+            let sim = try Simulator(configuration: config)
+            let started = try await sim.start()
+            let caFile = dir.appendingPathComponent("ca.pem").path
+            let ca = try sim.certificateAuthority().certificate
+            try ca.pem.write(toFile: caFile, atomically: true, encoding: .utf8)
+            route = APNSClientTransport.SimulatorRoute(
+                endpoints: .init(sandbox: .custom(host: "127.0.0.1", port: started.sandbox),
+                                 production: .custom(host: "127.0.0.1", port: started.production), caFile: caFile),
+                isSimulatorCredential: { Self.isMinted(by: sim, ca: ca, $0) })
+            simulator = sim
+            ports = started
+        }
+        let transport = APNSClientTransport(simulator: route)
+        let service = try await HeraldService(configuration: settings.service, transport: transport)
+        let report = try await service.start()
+        var bootstrap = Bootstrap(adminKey: report.generatedAdminKey)
+        if let admin = report.generatedAdminKey ?? settings.service.adminKey, let simulator {
+            bootstrap = try await makeDefaultApp(service: service, adminKey: admin, bundleID: settings.defaultBundleID,
+                                                 simulator: simulator, generatedAdmin: report.generatedAdminKey)
+        }
+        let http = try HTTPServer(configuration: .init(host: settings.host, port: settings.port,
+                                                       maxBodyBytes: max(settings.service.maxBodyBytes, settings.service.importMaxBodyBytes)),
+                                  handler: service.handler)
+        try await http.start()
+        let server = ProviderServer(service: service, simulator: simulator, simulatorPorts: ports, bootstrap: bootstrap,
+                                    http: http, transport: transport)
+        // A simulated device that opens a Herald push counts as an open, as the SDK's report would.
+        simulator?.addOpenObserver { [store = service.store] report in
+            Task { try? await Self.recordOpen(report, store: store) }
+        }
+        server.announce(settings, log: log)
+        return server
+    }
+
+    /// Graceful: stop taking requests, let in-flight deliveries finish (or return to the queue), close.
+    public func stop() async {
+        await http.stop()
+        await service.shutdown()
+        transport.shutdown()
+        await simulator?.stop()
+    }
+
+    private func announce(_ settings: Settings, log: (String) -> Void) {
+        log("herald serve listening on http://\(settings.host):\(port) (OpenAPI at /openapi.json, metrics at /metrics)")
+        log("store: \(settings.service.databasePath)")
+        if let ports = simulatorPorts {
+            log("APNs: credentials made by the built-in simulator (the default app's) deliver to it (sandbox 127.0.0.1:\(ports.sandbox), production 127.0.0.1:\(ports.production)); upload an Apple .p8 key or certificate to deliver through Apple")
+            if ports.inspection != 0 { log("simulator inspection API: http://127.0.0.1:\(ports.inspection)  (herald device / herald sim use it)") }
+        } else {
+            log("APNs: built-in simulator off; apps need Apple credentials to deliver")
+        }
+        if let admin = bootstrap.adminKey { log("admin key (shown once, keep it): \(admin)") }
+        if let app = bootstrap.appID, let master = bootstrap.masterKey, let client = bootstrap.clientKey {
+            log("default app \(app) topic \(settings.defaultBundleID), credentials from the simulator")
+            log("  master key (server side, shown once): \(master)")
+            log("  client key (embed in the app, shown once): \(client)")
+        }
+    }
+
+    /// First start only (no app yet): a default app with simulator credentials for both environments.
+    private static func makeDefaultApp(service: HeraldService, adminKey: String, bundleID: String, simulator: Simulator,
+                                       generatedAdmin: String?) async throws -> Bootstrap {
+        var bootstrap = Bootstrap(adminKey: generatedAdmin)
+        let api = InProcessAPI(handler: service.handler, key: adminKey)
+        guard let apps = try await api.call("GET", "/v1/apps")?["apps"] as? [Any], apps.isEmpty else { return bootstrap }
+        let created = try await api.call("POST", "/v1/apps", ["name": "Default app", "topic": bundleID])
+        guard let app = created?["id"] as? String, let keys = created?["keys"] as? [String: Any] else { return bootstrap }
+        let key = try simulator.generateSigningKey(teamID: "SIMTEAM001", bundleIDs: [bundleID])
+        for environment in ["sandbox", "production"] {
+            _ = try await api.call("PUT", "/v1/apps/\(app)/credentials/\(environment)",
+                                   ["type": "token", "keyId": key.keyID, "teamId": key.teamID, "key": key.privateKeyPEM])
+        }
+        bootstrap.appID = app
+        bootstrap.masterKey = keys["master"] as? String
+        bootstrap.clientKey = keys["client"] as? String
+        return bootstrap
+    }
+
+    /// Maps a simulator open report to the push (`herald.pushId` in the payload) and the installation
+    /// (by token), and records it like `POST /v1/opens` does.
+    static func recordOpen(_ report: OpenReport, store: any HeraldStorage) async throws {
+        guard let text = report.customPayload,
+              let custom = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+              let pushID = (custom["herald"] as? [String: Any])?["pushId"] as? String,
+              let push = try await store.push(id: pushID) else { return }
+        let matches = try await store.installations(appID: push.appID, query: InstallationQuery(deviceToken: report.deviceToken, limit: 1))
+        guard let installation = matches.first else { return }
+        _ = try await store.recordOpen(appID: push.appID, pushID: pushID, installationID: installation.id, now: Date())
+    }
+
+    /// Whether the built-in simulator made this credential (its key ids, certificates from its CA).
+    static func isMinted(by simulator: Simulator, ca: Certificate, _ credential: AppCredential) -> Bool {
+        switch credential {
+        case let .token(keyID, _, _):
+            return simulator.signingKeys.contains { $0.keyID == keyID }
+        case let .pkcs12(data, passphrase):
+            return (try? PKCS12.load(data, passphrase: passphrase ?? ""))?.certificate.isSigned(by: ca) ?? false
+        case let .pem(certificate, _, _):
+            return (try? Certificate(pem: certificate))?.isSigned(by: ca) ?? false
+        }
+    }
+}
+
+/// Calls the REST API in-process (no socket), for the bootstrap.
+struct InProcessAPI {
+    let handler: HTTPHandler
+    let key: String
+
+    struct Failure: Error, CustomStringConvertible {
+        let status: Int
+        let body: String
+        var description: String { "HTTP \(status): \(body)" }
+    }
+
+    func call(_ method: String, _ path: String, _ json: [String: Any]? = nil) async throws -> [String: Any]? {
+        var headers: HTTPHeaders = ["authorization": "Bearer \(key)"]
+        var body: [UInt8] = []
+        if let json {
+            body = [UInt8](try JSONSerialization.data(withJSONObject: json))
+            headers.add("content-type", "application/json")
+        }
+        let response = await handler(HTTPRequest(method: method, target: path, headers: headers, body: body))
+        guard (200..<300).contains(response.status) else {
+            throw Failure(status: response.status, body: String(decoding: response.body, as: UTF8.self))
+        }
+        return response.body.isEmpty ? nil : try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+import HeraldHTTP
+import HeraldSimulator
+@testable import HeraldServer
+
+/// The whole loop over real sockets: `herald serve`'s stack (HTTP server, service, APNs client over
+/// TLS/HTTP/2) delivering to the built-in simulator, as `make run` starts it.
+@Suite struct EndToEndTests {
+    struct API {
+        let client: HTTP1Client
+        func call(_ method: String, _ path: String, key: String, _ json: [String: Any]? = nil) async throws -> (Int, [String: Any]) {
+            var headers: HTTPHeaders = ["authorization": "Bearer \(key)"]
+            var body: [UInt8] = []
+            if let json { body = [UInt8](try JSONSerialization.data(withJSONObject: json)); headers.add("content-type", "application/json") }
+            let r = try await client.send(HTTPRequest(method: method, target: path, headers: headers, body: body))
+            return (r.status, (try? JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any]) ?? [:])
+        }
+    }
+
+    func start() async throws -> (ProviderServer, API) {
+        var settings = ProviderServer.Settings()
+        settings.port = 0
+        settings.simulatorInspectionPort = nil
+        settings.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-e2e-\(UUID().uuidString)").path
+        settings.service.databasePath = settings.dataDirectory + "/herald.sqlite"
+        settings.service.pollInterval = 0.05
+        let server = try await ProviderServer.start(settings, log: { _ in })
+        return (server, API(client: HTTP1Client(host: "127.0.0.1", port: server.port)))
+    }
+
+    func waitFor(_ condition: () async throws -> Bool) async throws -> Bool {
+        for _ in 0..<200 {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    @Test func registerPushByTagReceiveOpenAndCount() async throws {
+        let (server, api) = try await start()
+        defer { Task { await server.stop() } }
+        let sim = try #require(server.simulator)
+        let boot = server.bootstrap
+        let clientKey = try #require(boot.clientKey), masterKey = try #require(boot.masterKey)
+        #expect(boot.adminKey != nil, "first start prints an admin key")
+
+        let phone = sim.createDevice(name: "phone")
+        let app = try sim.install(bundleID: "com.example.herald", environment: .sandbox, on: phone.id)
+        let other = sim.createDevice(name: "not subscribed")
+        let otherApp = try sim.install(bundleID: "com.example.herald", environment: .sandbox, on: other.id)
+
+        let (created, installation) = try await api.call("POST", "/v1/installations", key: clientKey,
+            ["deviceToken": app.token, "environment": "sandbox", "tags": ["news"], "locale": "zh-Hans_CN"])
+        #expect(created == 201)
+        #expect(try await api.call("POST", "/v1/installations", key: clientKey,
+            ["deviceToken": otherApp.token, "environment": "sandbox", "tags": ["sports"]]).0 == 201)
+
+        let (accepted, push) = try await api.call("POST", "/v1/pushes", key: masterKey, [
+            "target": ["tags": ["news"]],
+            "content": ["alert": ["title": "头条", "body": "Herald works"], "localized": ["en": ["body": "English body"]],
+                        "badge": ["increment": 1], "data": ["url": "https://example.com/a"]]])
+        #expect(accepted == 202)
+        let pushID = try #require(push["id"] as? String)
+
+        #expect(try await waitFor { sim.device(phone.id)?.inbox.isEmpty == false })
+        let got = try #require(sim.device(phone.id)?.inbox.first)
+        let payload = try #require(try JSONSerialization.jsonObject(with: Data(got.payload)) as? [String: Any])
+        let aps = try #require(payload["aps"] as? [String: Any])
+        #expect((aps["alert"] as? [String: Any])?["body"] as? String == "Herald works", "zh-Hans device gets the default alert")
+        #expect(aps["badge"] as? Int == 1)
+        #expect((payload["herald"] as? [String: Any])?["pushId"] as? String == pushID)
+        #expect(sim.device(other.id)?.inbox.isEmpty == true, "only the tagged device")
+
+        _ = try sim.reportOpened(deviceID: phone.id, apnsID: got.apnsID)
+        #expect(try await waitFor {
+            let status = try await api.call("GET", "/v1/pushes/\(pushID)", key: masterKey).1
+            let counts = status["counts"] as? [String: Any]
+            return status["status"] as? String == "done" && counts?["sent"] as? Int == 1 && counts?["opened"] as? Int == 1
+        })
+        _ = installation
+    }
+
+    @Test func anUninstalledAppsTokenIsRetiredAndReactivatedOnReRegistration() async throws {
+        let (server, api) = try await start()
+        defer { Task { await server.stop() } }
+        let sim = try #require(server.simulator)
+        let clientKey = try #require(server.bootstrap.clientKey), masterKey = try #require(server.bootstrap.masterKey)
+        let phone = sim.createDevice()
+        let app = try sim.install(bundleID: "com.example.herald", environment: .sandbox, on: phone.id)
+        let (_, installation) = try await api.call("POST", "/v1/installations", key: clientKey, ["deviceToken": app.token, "environment": "sandbox"])
+        let id = try #require(installation["id"] as? String)
+        _ = try sim.uninstall(bundleID: "com.example.herald", from: phone.id)
+
+        let (_, push) = try await api.call("POST", "/v1/pushes", key: masterKey, ["target": ["all": true], "content": ["alert": "hello?"]])
+        let pushID = try #require(push["id"] as? String)
+        #expect(try await waitFor {
+            let counts = try await api.call("GET", "/v1/pushes/\(pushID)", key: masterKey).1["counts"] as? [String: Any]
+            return counts?["retired"] as? Int == 1
+        })
+        let retired = try await api.call("GET", "/v1/installations/\(id)", key: masterKey).1
+        #expect(retired["active"] as? Bool == false)
+        #expect(retired["inactiveReason"] as? String == "Unregistered")
+
+        // The app registers the same token again (a later registration than the 410): active again.
+        try await Task.sleep(for: .milliseconds(20))
+        _ = try await api.call("POST", "/v1/installations", key: clientKey, ["deviceToken": app.token, "environment": "sandbox"])
+        #expect(try await api.call("GET", "/v1/installations/\(id)", key: masterKey).1["active"] as? Bool == true)
+    }
+}
