@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import HeraldServer
 
@@ -40,5 +41,28 @@ import Testing
         _ = try await restarted.push(app, ["target": ["all": true], "content": ["alert": "x"]])
         try await restarted.deliver()
         #expect(restarted.transport.notifications.count == 1)
+    }
+}
+
+@Suite struct DispatchFailureTests {
+    @Test func aCredentialThatNoLongerOpensPausesTheAppAndLeavesNothingInFlight() async throws {
+        let first = try await TestService()
+        let app = try await first.createApp()
+        try await first.register(app, "i", token: token(1))
+        // Restarted with another secret key: the stored credential cannot be opened.
+        let lines = Mutex<[String]>([])
+        let other = try await TestService(directory: first.directory, configure: { $0.secretKey = Array(repeating: 9, count: 32) },
+                                          log: { _, line in lines.withLock { $0.append(line) } })
+        let id = try await other.push(app, ["target": ["all": true], "content": ["alert": "x"]])
+        try await other.deliver()
+        #expect(other.transport.notifications.isEmpty)
+        #expect(lines.withLock { $0 }.contains { $0.contains("cannot be opened") && $0.contains("secrets.key") })
+        let status = await other.status(app, id, include: true)
+        #expect(status["deliveries"]?.arrayValue?.map { $0["state"] } == ["pending"])
+        #expect(status["paused"]?["reason"] == "CredentialUnreadable")
+        // Uploading the credential again (sealed under the current key) resumes delivery.
+        #expect(await other.call("PUT", "/v1/apps/\(app.id)/credentials/production", key: app.master, json: p8Credential).status == 200)
+        try await other.deliver()
+        #expect(other.transport.notifications.count == 1)
     }
 }

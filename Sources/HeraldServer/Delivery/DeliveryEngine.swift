@@ -158,7 +158,7 @@ public final class DeliveryEngine: Sendable {
                     guard let app = apps[plan.push.appID], app.pausedReason == nil else { continue }
                     group.addTask { [self] in
                         do { return try await dispatch(plan, app: app, fanOutComplete: fannedOut.contains(plan.push.id)) } catch {
-                            env.log(.error, "dispatch of push \(plan.push.id) failed: \(error); its claimed deliveries return to the queue at the next start")
+                            env.log(.error, "dispatch of push \(plan.push.id) failed: \(error); its claimed deliveries went back to the queue")
                             return false
                         }
                     }
@@ -280,7 +280,20 @@ public final class DeliveryEngine: Sendable {
             }
             return false
         }
+        do {
+            try await send(claimed, plan, app: app, now: now)
+        } catch {
+            // Whatever failed (a credential that no longer opens, the store), the claimed rows must not
+            // stay in flight until the next start: put them back, then report.
+            try? await record(claimed.map { DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .requeue) },
+                              pushID: plan.push.id)
+            throw error
+        }
+        return true
+    }
 
+    /// Sends claimed deliveries and records their outcomes.
+    private func send(_ claimed: [ClaimedDelivery], _ plan: PushPlan, app: AppRecord, now: Date) async throws {
         let deadline = plan.spec.expiration ?? plan.push.createdAt.addingTimeInterval(env.configuration.defaultTTL)
         var outcomes: [DeliveryOutcome] = []
         outcomes.reserveCapacity(claimed.count)
@@ -295,7 +308,15 @@ public final class DeliveryEngine: Sendable {
         }
         var pauseReason: String?
         for (environment, deliveries) in byEnvironment.sorted(by: { $0.key < $1.key }) {
-            guard let bundle = try await credential(app: app, environment: environment) else {
+            let found: CredentialBundle?
+            do { found = try await credential(app: app, environment: environment) } catch let error as HeraldConfiguration.Invalid {
+                // Sealed under another secret key: no send can succeed until the key or the credential is fixed.
+                env.log(.error, "app \(app.id): the \(environment) credential cannot be opened (\(error)); the app is paused until a credential is uploaded again")
+                pauseReason = pauseReason ?? "CredentialUnreadable"
+                outcomes += deliveries.map { DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .requeue) }
+                continue
+            }
+            guard let bundle = found else {
                 for d in deliveries {
                     outcomes.append(DeliveryOutcome(deliveryID: d.id, seq: d.seq, deviceToken: d.deviceToken,
                                                     kind: .failed(reason: "NoCredential", status: nil, retire: false, timestamp: nil)))
@@ -331,7 +352,6 @@ public final class DeliveryEngine: Sendable {
             s.generation[plan.push.id, default: 0] += 1
             s.nextDue.removeValue(forKey: plan.push.id)
         }
-        return true
     }
 
     /// Records a batch's outcomes, retrying a few times: the notifications are already with APNs, and a

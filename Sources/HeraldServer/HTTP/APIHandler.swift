@@ -12,10 +12,12 @@ final class APIHandler: Sendable {
     let metrics: Metrics
     let clock: any HeraldClock
     let maxBodyBytes: Int
+    let log: LogHandler
 
-    init(router: Router, authenticator: KeyAuthenticator, limiter: RateLimiter, metrics: Metrics, clock: any HeraldClock, maxBodyBytes: Int) {
+    init(router: Router, authenticator: KeyAuthenticator, limiter: RateLimiter, metrics: Metrics, clock: any HeraldClock, maxBodyBytes: Int,
+         log: @escaping LogHandler) {
         self.router = router; self.authenticator = authenticator; self.limiter = limiter
-        self.metrics = metrics; self.clock = clock; self.maxBodyBytes = maxBodyBytes
+        self.metrics = metrics; self.clock = clock; self.maxBodyBytes = maxBodyBytes; self.log = log
     }
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -58,7 +60,9 @@ final class APIHandler: Sendable {
                 case .conflict(let message): return (.error(.conflict(message)), route.pattern)
                 }
             } catch {
-                return (.error(APIError(status: 500, code: "internal", message: "Internal error: \(error). The request was not completed; retry, and report it if it persists.")), route.pattern)
+                // Details go to the operator's log, not to the caller.
+                log(.error, "\(request.method) \(route.pattern) failed: \(error)")
+                return (.error(APIError(status: 500, code: "internal", message: "Internal error; the request was not completed. Retry, and report it if it persists.")), route.pattern)
             }
         }
     }

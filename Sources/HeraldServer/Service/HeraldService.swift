@@ -55,7 +55,7 @@ public final class HeraldService: Sendable {
             + OperationsAPI(env: env, isReady: { startedFlag.isSet }).routes
         api = APIHandler(router: Router(routes: routes), authenticator: authenticator,
                          limiter: RateLimiter(rate: configuration.apiRateLimit, burst: configuration.apiRateBurst),
-                         metrics: metrics, clock: clock, maxBodyBytes: configuration.maxBodyBytes)
+                         metrics: metrics, clock: clock, maxBodyBytes: configuration.maxBodyBytes, log: log)
     }
 
     /// The REST API as an HTTP handler: serve it with any HTTP server, or call it in-process.
