@@ -335,7 +335,10 @@ public final class DeliveryEngine: Sendable {
                                      payload: plan.payload(variant: d.variant, badge: d.badge))
             }
             env.metrics.increment("herald_transport_batches_total")
+            let started = ContinuousClock.now
             let results = await transport.deliver(OutgoingBatch(appID: app.id, pushID: plan.push.id, credential: bundle, notifications: notifications))
+            let elapsed = ContinuousClock.now - started
+            env.metrics.observe("herald_transport_batch_seconds", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
             let byID = Dictionary(results.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             let answeredAt = env.clock.now()
             for (d, n) in zip(deliveries, notifications) {
