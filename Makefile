@@ -20,6 +20,7 @@ run: deps
 
 test: deps
 	$(SWIFT) build --build-tests
+	$(SWIFT) build --product herald
 	$(SWIFT) test --skip-build
 
 bench: deps

@@ -24,7 +24,7 @@ enum ServeCommand: Command {
     }
 
     static let serveKeys = ["http.host", "http.port", "data.dir", "log.format", "simulator.enabled", "simulator.port",
-                            "simulator.inspectionPort", "default.bundleId"]
+                            "simulator.inspectionPort", "default.bundleId", "apns.sandboxEndpoint", "apns.productionEndpoint", "apns.caFile"]
     static var knownKeys: [String] { serveKeys + HeraldConfiguration.keys }
 
     static var options: [Option] {
@@ -63,6 +63,7 @@ struct ServeSettings {
     var simulatorPort = 0
     var simulatorInspectionPort = 8090
     var defaultBundleID = "com.example.herald"
+    var apns = APNSClientTransport.Endpoints.apple
     var service = HeraldConfiguration()
 
     var provider: ProviderServer.Settings {
@@ -74,6 +75,7 @@ struct ServeSettings {
         s.simulatorPort = simulatorPort
         s.simulatorInspectionPort = simulatorInspectionPort
         s.defaultBundleID = defaultBundleID
+        s.apns = apns
         s.service = service
         return s
     }
@@ -100,6 +102,16 @@ struct ServeSettings {
         simulatorPort = try int("simulator.port", 0...65535) ?? simulatorPort
         simulatorInspectionPort = try int("simulator.inspectionPort", 0...65535) ?? simulatorInspectionPort
         defaultBundleID = take("default.bundleId") ?? defaultBundleID
+        func endpoint(_ key: String) throws -> APNSEnvironment? {
+            guard let v = take(key) else { return nil }
+            guard let colon = v.lastIndex(of: ":"), let p = Int(v[v.index(after: colon)...]), (1...65535).contains(p) else {
+                throw UsageError("\(key) must be host:port, got \"\(v)\"")
+            }
+            return .custom(host: String(v[..<colon]), port: p)
+        }
+        apns.sandbox = try endpoint("apns.sandboxEndpoint") ?? apns.sandbox
+        apns.production = try endpoint("apns.productionEndpoint") ?? apns.production
+        apns.caFile = take("apns.caFile")
         if rest["store.path"] == nil { rest["store.path"] = URL(fileURLWithPath: dataDirectory).appendingPathComponent("herald.sqlite").path }
         do {
             service = try HeraldConfiguration(values: rest)

@@ -20,6 +20,9 @@ public final class ProviderServer: Sendable {
         public var simulatorInspectionPort: Int? = 8090
         /// Topic of the default app made on first start.
         public var defaultBundleID = "com.example.herald"
+        /// Where credentials that are not the simulator's go: Apple, unless pointed elsewhere (a standalone
+        /// `herald sim`, a test APNs, a TLS-inspecting gateway).
+        public var apns = APNSClientTransport.Endpoints.apple
         public var service = HeraldConfiguration()
 
         public init() {}
@@ -78,7 +81,7 @@ public final class ProviderServer: Sendable {
             simulator = sim
             ports = started
         }
-        let transport = APNSClientTransport(simulator: route)
+        let transport = APNSClientTransport(apple: settings.apns, simulator: route)
         let service = try await HeraldService(configuration: settings.service, transport: transport)
         let report = try await service.start()
         var bootstrap = Bootstrap(adminKey: report.generatedAdminKey)
@@ -90,6 +93,9 @@ public final class ProviderServer: Sendable {
                                                        maxBodyBytes: max(settings.service.maxBodyBytes, settings.service.importMaxBodyBytes)),
                                   handler: service.handler)
         try await http.start()
+        if settings.apns.sandbox != .sandbox || settings.apns.production != .production {
+            log("APNs endpoints: sandbox \(settings.apns.sandbox), production \(settings.apns.production)" + (settings.apns.caFile.map { ", CA \($0)" } ?? ""))
+        }
         let server = ProviderServer(service: service, simulator: simulator, simulatorPorts: ports, bootstrap: bootstrap,
                                     http: http, transport: transport)
         // A simulated device that opens a Herald push counts as an open, as the SDK's report would.

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+import HeraldHTTP
+
+/// Real processes: `herald sim` as APNs and `herald serve`, which is killed with SIGKILL in the middle of a
+/// fan-out and started again on the same data directory.
+@Suite(.serialized) struct CrashRecoveryTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let binary = root.appendingPathComponent(".build/debug/herald").path
+
+    final class Child: @unchecked Sendable {
+        let process = Process()
+        let output = Pipe()
+        init(_ args: [String]) throws {
+            process.executableURL = URL(fileURLWithPath: CrashRecoveryTests.binary)
+            process.arguments = args
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+        }
+        func kill9() { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        func stop() { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+    }
+
+    static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+
+    struct API {
+        let client: HTTP1Client
+        let key: String?
+        func call(_ method: String, _ path: String, _ json: Any? = nil, body: [UInt8]? = nil) async throws -> (Int, Any?) {
+            var headers: HTTPHeaders = [:]
+            if let key { headers.add("authorization", "Bearer \(key)") }
+            var bytes = body ?? []
+            if let json { bytes = [UInt8](try JSONSerialization.data(withJSONObject: json)); headers.add("content-type", "application/json") }
+            let r = try await client.send(HTTPRequest(method: method, target: path, headers: headers, body: bytes))
+            return (r.status, try? JSONSerialization.jsonObject(with: Data(r.body)))
+        }
+    }
+
+    static func waitUntil(seconds: Double = 60, _ probe: () async throws -> Bool) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if (try? await probe()) == true { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    @Test func aKilledServerResumesItsFanOutAndEveryDeviceGetsTheNotificationOnce() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary), "build first: swift build (make test does)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-crash-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let (simPort, inspectPort, httpPort) = (Self.freePort(), Self.freePort(), Self.freePort())
+        let sim = try Child(["sim", "start", "--port", "\(simPort)", "--production-port", "-1", "--inspection-port", "\(inspectPort)",
+                             "--data-dir", dir.appendingPathComponent("sim").path])
+        defer { sim.stop() }
+        let simAPI = API(client: HTTP1Client(host: "127.0.0.1", port: inspectPort), key: nil)
+        #expect(try await Self.waitUntil(seconds: 20) { try await simAPI.call("GET", "/health").0 == 200 })
+
+        // 600 phones with the app installed, and a signing key for the provider.
+        let bundle = "com.example.crash"
+        var tokens: [String] = []
+        for i in 0..<600 {
+            let device = try #require(try await simAPI.call("POST", "/devices", ["name": "phone \(i)"]).1 as? [String: Any])
+            let app = try #require(try await simAPI.call("POST", "/devices/\(device["id"]!)/apps", ["bundleId": bundle, "environment": "sandbox"]).1 as? [String: Any])
+            tokens.append(try #require(app["token"] as? String))
+        }
+        let key = try #require(try await simAPI.call("POST", "/keys/generate", ["teamId": "TEAM123456"]).1 as? [String: Any])
+
+        let adminKey = "hk_admin_crash_test_0123456789abcdef"
+        let serveArgs = ["serve", "--http-port", "\(httpPort)", "--data-dir", dir.appendingPathComponent("serve").path,
+                         "--simulator-enabled", "false", "--admin-key", adminKey, "--log-format", "json",
+                         "--apns-sandbox-endpoint", "127.0.0.1:\(simPort)", "--apns-ca-file", dir.appendingPathComponent("sim/ca.pem").path,
+                         "--delivery-poll-interval", "0.05"]
+        var serve = try Child(serveArgs)
+        let admin = API(client: HTTP1Client(host: "127.0.0.1", port: httpPort), key: adminKey)
+        #expect(try await Self.waitUntil(seconds: 20) { try await admin.call("GET", "/healthz").0 == 200 })
+        let app = try #require(try await admin.call("POST", "/v1/apps", ["name": "Crash", "topic": bundle]).1 as? [String: Any])
+        let appID = try #require(app["id"] as? String)
+        let master = API(client: admin.client, key: try #require((app["keys"] as? [String: Any])?["master"] as? String))
+        #expect(try await master.call("PUT", "/v1/apps/\(appID)/credentials/sandbox",
+                                      ["type": "token", "keyId": key["keyId"]!, "teamId": key["teamId"]!, "key": key["privateKeyPem"]!]).0 == 200)
+        let lines = tokens.map { #"{"deviceToken":"\#($0)","environment":"sandbox"}"# }.joined(separator: "\n")
+        #expect(try await master.call("POST", "/v1/installations/import?format=jsonl", body: Array(lines.utf8)).0 == 200)
+
+        // A rate-limited push, so the fan-out is still going when the process dies.
+        let push = try #require(try await master.call("POST", "/v1/pushes", ["target": ["all": true], "content": ["alert": "once"],
+                                                                               "options": ["rateLimit": 150]]).1 as? [String: Any])
+        let pushID = try #require(push["id"] as? String)
+        #expect(try await Self.waitUntil(seconds: 30) {
+            let accepted = (try await simAPI.call("GET", "/stats").1 as? [String: Any])?["accepted"] as? Int ?? 0
+            return accepted >= 100
+        })
+        serve.kill9()
+        let before = (try await simAPI.call("GET", "/stats").1 as? [String: Any])?["accepted"] as? Int ?? 0
+        #expect(before < 600, "killed in the middle of the fan-out")
+
+        serve = try Child(serveArgs)
+        defer { serve.stop() }
+        #expect(try await Self.waitUntil(seconds: 60) {
+            (try await master.call("GET", "/v1/pushes/\(pushID)").1 as? [String: Any])?["status"] as? String == "done"
+        })
+        let stats = try #require(try await simAPI.call("GET", "/stats").1 as? [String: Any])
+        let accepted = try #require(stats["accepted"] as? Int)
+        let duplicates = stats["duplicates"] as? [String: Int] ?? [:]
+        let extra = duplicates.values.reduce(0) { $0 + $1 - 1 }
+        #expect(accepted - extra == 600, "every device got its notification")
+        // Only what was in flight at the kill can be sent twice, and the simulator recognises it by apns-id.
+        #expect(extra <= 50)
+        let status = try #require(try await master.call("GET", "/v1/pushes/\(pushID)").1 as? [String: Any])
+        #expect((status["counts"] as? [String: Any])?["sent"] as? Int == 600)
+    }
+}
