@@ -25,7 +25,13 @@ public final class EventLoop: @unchecked Sendable {
 
     private static let wakeToken = UInt64.max
 
+    /// OpenSSL writes to the socket with write(2), which raises SIGPIPE when the peer has gone; the default
+    /// action would kill the process. Errors are handled where the write returns, so the signal is ignored,
+    /// once, for the process that uses event loops.
+    private static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
     public init(name: String = "herald-loop") {
+        Self.ignoreSIGPIPE
         self.name = name
         epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
         precondition(epfd >= 0, "epoll_create1 failed: \(String(cString: strerror(errno)))")

@@ -192,6 +192,10 @@ import HeraldStore
         #expect(second.body["id"] == first.body["id"] && viaHeader.body["id"] == first.body["id"])
         #expect(second.headers["idempotent-replay"] == "true")
         #expect(t.transport.notifications.count == 1)
+        // The same key for a different push is a mistake, not a replay.
+        let different = await t.call("POST", "/v1/pushes", key: app.master,
+                                     json: ["target": ["all": true], "content": ["alert": "other"], "idempotencyKey": "order-42"])
+        #expect(different.status == 409 && different.errorCode == "idempotency_conflict")
         // After the window the key is free again.
         t.clock.advance(by: 86_401)
         let later = await t.call("POST", "/v1/pushes", key: app.master, json: body)

@@ -72,6 +72,9 @@ import HeraldHTTP
         metrics = await t.call("GET", "/metrics").text
         #expect(metrics.contains("herald_deliveries_total{result=\"sent\"} 1"))
         #expect(metrics.contains("herald_http_requests_total{route=\"/v1/pushes\",status=\"202\"} 1"))
+        #expect(metrics.contains("# TYPE herald_transport_batch_seconds histogram"))
+        #expect(metrics.contains("herald_transport_batch_seconds_bucket{le=\"+Inf\"} 1"))
+        #expect(metrics.contains("herald_transport_batch_seconds_count 1"))
         await t.service.shutdown()
         #expect(await t.call("GET", "/readyz").status == 503)
     }

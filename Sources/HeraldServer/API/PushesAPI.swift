@@ -46,6 +46,10 @@ struct PushesAPI {
         if created {
             env.metrics.increment("herald_pushes_accepted_total")
             engine.wake()
+        } else if stored.request != record.request {
+            throw APIError(status: 409, code: "idempotency_conflict",
+                           message: "Idempotency key \(spec.idempotencyKey ?? "") was used for a different push (\(stored.id)) in the last 24 hours; use a new key for a new push.",
+                           field: "idempotencyKey")
         }
         var headers = HTTPHeaders()
         headers.set("location", "/v1/pushes/\(stored.id)")

@@ -21,6 +21,11 @@ public final class DeliveryEngine: Sendable {
         var waiter: CheckedContinuation<Void, Never>?
         var woken = false
         var lastPurge: Date?
+        /// Earliest pending delivery per fully fanned-out push, so waiting pushes (local time, backoff) cost
+        /// no write per round. Cleared whenever the push's rows change.
+        var nextDue: [String: Date] = [:]
+        /// Bumped whenever outcomes are recorded for a push; a nextDue computed across a bump is discarded.
+        var generation: [String: Int] = [:]
     }
     private let state = Mutex(State())
 
@@ -146,13 +151,14 @@ public final class DeliveryEngine: Sendable {
         var index = 0
         while index < ordered.count {
             let chunk = ordered[index..<min(index + concurrency, ordered.count)]
+            let fannedOut = fannedOut
             index += concurrency
             let results = await withTaskGroup(of: Bool.self) { group -> [Bool] in
                 for plan in chunk {
                     guard let app = apps[plan.push.appID], app.pausedReason == nil else { continue }
                     group.addTask { [self] in
-                        do { return try await dispatch(plan, app: app) } catch {
-                            env.log(.error, "dispatch of push \(plan.push.id) failed: \(error); its claimed deliveries return to the queue at the next start")
+                        do { return try await dispatch(plan, app: app, fanOutComplete: fannedOut.contains(plan.push.id)) } catch {
+                            env.log(.error, "dispatch of push \(plan.push.id) failed: \(error); its claimed deliveries went back to the queue")
                             return false
                         }
                     }
@@ -184,7 +190,11 @@ public final class DeliveryEngine: Sendable {
     }
 
     private func dropFinishedPlans(active: Set<String>) {
-        state.withLock { s in s.plans = s.plans.filter { active.contains($0.key) } }
+        state.withLock { s in
+            s.plans = s.plans.filter { active.contains($0.key) }
+            s.nextDue = s.nextDue.filter { active.contains($0.key) }
+            s.generation = s.generation.filter { active.contains($0.key) }
+        }
     }
 
     /// The parsed plan of a push; nil (and the push marked failed) when its stored request no longer parses
@@ -252,14 +262,38 @@ public final class DeliveryEngine: Sendable {
     }
 
     /// Claims one batch of the push's due deliveries, sends it, records what happened.
-    private func dispatch(_ plan: PushPlan, app: AppRecord) async throws -> Bool {
+    private func dispatch(_ plan: PushPlan, app: AppRecord, fanOutComplete: Bool) async throws -> Bool {
         let now = env.clock.now()
+        let (cachedDue, generation) = state.withLock { ($0.nextDue[plan.push.id], $0.generation[plan.push.id] ?? 0) }
+        if let cachedDue, cachedDue > now { return false }
         let allowed = reserve(plan, app: app, now: now)
         guard allowed > 0 else { return false }
         let claimed = try await env.store.claimDeliveries(pushID: plan.push.id, limit: allowed, now: now)
         refund(allowed - claimed.count, plan, app: app)
-        guard !claimed.isEmpty else { return false }
+        guard !claimed.isEmpty else {
+            // Rows in flight elsewhere may come back as retries: only a concrete time, computed with no
+            // outcome recorded in between, is cached.
+            if fanOutComplete, let due = try await env.store.nextDue(pushID: plan.push.id) {
+                state.withLock { s in
+                    if (s.generation[plan.push.id] ?? 0) == generation { s.nextDue[plan.push.id] = due }
+                }
+            }
+            return false
+        }
+        do {
+            try await send(claimed, plan, app: app, now: now)
+        } catch {
+            // Whatever failed (a credential that no longer opens, the store), the claimed rows must not
+            // stay in flight until the next start: put them back, then report.
+            try? await record(claimed.map { DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .requeue) },
+                              pushID: plan.push.id)
+            throw error
+        }
+        return true
+    }
 
+    /// Sends claimed deliveries and records their outcomes.
+    private func send(_ claimed: [ClaimedDelivery], _ plan: PushPlan, app: AppRecord, now: Date) async throws {
         let deadline = plan.spec.expiration ?? plan.push.createdAt.addingTimeInterval(env.configuration.defaultTTL)
         var outcomes: [DeliveryOutcome] = []
         outcomes.reserveCapacity(claimed.count)
@@ -274,7 +308,15 @@ public final class DeliveryEngine: Sendable {
         }
         var pauseReason: String?
         for (environment, deliveries) in byEnvironment.sorted(by: { $0.key < $1.key }) {
-            guard let bundle = try await credential(app: app, environment: environment) else {
+            let found: CredentialBundle?
+            do { found = try await credential(app: app, environment: environment) } catch let error as HeraldConfiguration.Invalid {
+                // Sealed under another secret key: no send can succeed until the key or the credential is fixed.
+                env.log(.error, "app \(app.id): the \(environment) credential cannot be opened (\(error)); the app is paused until a credential is uploaded again")
+                pauseReason = pauseReason ?? "CredentialUnreadable"
+                outcomes += deliveries.map { DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .requeue) }
+                continue
+            }
+            guard let bundle = found else {
                 for d in deliveries {
                     outcomes.append(DeliveryOutcome(deliveryID: d.id, seq: d.seq, deviceToken: d.deviceToken,
                                                     kind: .failed(reason: "NoCredential", status: nil, retire: false, timestamp: nil)))
@@ -293,7 +335,10 @@ public final class DeliveryEngine: Sendable {
                                      payload: plan.payload(variant: d.variant, badge: d.badge))
             }
             env.metrics.increment("herald_transport_batches_total")
+            let started = ContinuousClock.now
             let results = await transport.deliver(OutgoingBatch(appID: app.id, pushID: plan.push.id, credential: bundle, notifications: notifications))
+            let elapsed = ContinuousClock.now - started
+            env.metrics.observe("herald_transport_batch_seconds", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
             let byID = Dictionary(results.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             let answeredAt = env.clock.now()
             for (d, n) in zip(deliveries, notifications) {
@@ -306,7 +351,10 @@ public final class DeliveryEngine: Sendable {
             try await env.store.setAppPaused(id: app.id, reason: pauseReason, at: now)
         }
         try await record(outcomes, pushID: plan.push.id)
-        return true
+        state.withLock { s in   // retries may have moved the earliest time
+            s.generation[plan.push.id, default: 0] += 1
+            s.nextDue.removeValue(forKey: plan.push.id)
+        }
     }
 
     /// Records a batch's outcomes, retrying a few times: the notifications are already with APNs, and a

@@ -12,10 +12,12 @@ final class APIHandler: Sendable {
     let metrics: Metrics
     let clock: any HeraldClock
     let maxBodyBytes: Int
+    let log: LogHandler
 
-    init(router: Router, authenticator: KeyAuthenticator, limiter: RateLimiter, metrics: Metrics, clock: any HeraldClock, maxBodyBytes: Int) {
+    init(router: Router, authenticator: KeyAuthenticator, limiter: RateLimiter, metrics: Metrics, clock: any HeraldClock, maxBodyBytes: Int,
+         log: @escaping LogHandler) {
         self.router = router; self.authenticator = authenticator; self.limiter = limiter
-        self.metrics = metrics; self.clock = clock; self.maxBodyBytes = maxBodyBytes
+        self.metrics = metrics; self.clock = clock; self.maxBodyBytes = maxBodyBytes; self.log = log
     }
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -40,7 +42,7 @@ final class APIHandler: Sendable {
                 }
                 var principal: Principal?
                 if route.access != .open {
-                    let p = try await authenticator.authenticate(request.headers["authorization"])
+                    let p = try await authenticator.authenticate(Self.authorization(request))
                     try Self.authorize(p, route.access, params)
                     if let wait = limiter.take(p.role == .client(appID: p.appID ?? "") ? "\(p.keyID)|\(request.remoteAddress)" : p.keyID, now: now) {
                         var h = HTTPHeaders(); h.set("retry-after", String(Int(wait.rounded(.up))))
@@ -58,9 +60,18 @@ final class APIHandler: Sendable {
                 case .conflict(let message): return (.error(.conflict(message)), route.pattern)
                 }
             } catch {
-                return (.error(APIError(status: 500, code: "internal", message: "Internal error: \(error). The request was not completed; retry, and report it if it persists.")), route.pattern)
+                // Details go to the operator's log, not to the caller.
+                log(.error, "\(request.method) \(route.pattern) failed: \(error)")
+                return (.error(APIError(status: 500, code: "internal", message: "Internal error; the request was not completed. Retry, and report it if it persists.")), route.pattern)
             }
         }
+    }
+
+    /// The bearer header, or LeanCloud's `X-LC-Key: <key>` / `X-LC-Key: <key>,master` as one.
+    static func authorization(_ request: HTTPRequest) -> String? {
+        if let header = request.headers["authorization"] { return header }
+        guard let lc = request.headers["x-lc-key"], let key = lc.split(separator: ",").first else { return nil }
+        return "Bearer " + key.trimmingCharacters(in: .whitespaces)
     }
 
     static func authorize(_ p: Principal, _ access: Access, _ params: [String: String]) throws {

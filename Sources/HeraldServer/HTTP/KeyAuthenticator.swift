@@ -26,7 +26,7 @@ struct KeyAuthenticator: Sendable {
         let hash = crypto.sha256(Array(secret.utf8))
         if try await store.key(hash: hash) != nil { return }
         let id = "key_" + Self.base62(crypto.randomBytes(9))
-        try await store.insertKey(APIKeyRecord(id: id, appID: nil, scope: scope, hash: hash, hint: String(secret.prefix(6)), createdAt: now))
+        try await store.insertKey(APIKeyRecord(id: id, appID: nil, scope: scope, hash: hash, hint: "admin.key (configured)", createdAt: now))
     }
 
     func authenticate(_ header: String?) async throws -> Principal {

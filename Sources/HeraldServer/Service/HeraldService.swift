@@ -48,11 +48,14 @@ public final class HeraldService: Sendable {
         self.env = env
         self.engine = engine
         let startedFlag = started
-        let routes = AppsAPI(env: env).routes + InstallationsAPI(env: env).routes + TransferAPI(env: env).routes
-            + PushesAPI(env: env, engine: engine).routes + OperationsAPI(env: env, isReady: { startedFlag.isSet }).routes
+        let installationsAPI = InstallationsAPI(env: env)
+        let pushesAPI = PushesAPI(env: env, engine: engine)
+        let routes = AppsAPI(env: env).routes + installationsAPI.routes + TransferAPI(env: env).routes + pushesAPI.routes
+            + LeanCloudCompatAPI(installations: installationsAPI, pushes: pushesAPI).routes
+            + OperationsAPI(env: env, isReady: { startedFlag.isSet }).routes
         api = APIHandler(router: Router(routes: routes), authenticator: authenticator,
                          limiter: RateLimiter(rate: configuration.apiRateLimit, burst: configuration.apiRateBurst),
-                         metrics: metrics, clock: clock, maxBodyBytes: configuration.maxBodyBytes)
+                         metrics: metrics, clock: clock, maxBodyBytes: configuration.maxBodyBytes, log: log)
     }
 
     /// The REST API as an HTTP handler: serve it with any HTTP server, or call it in-process.

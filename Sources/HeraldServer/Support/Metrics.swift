@@ -14,33 +14,33 @@ public final class Metrics: Sendable {
         "herald_fanout_deliveries_total": ("counter", "Delivery rows created by fan-out."),
         "herald_queue_pending": ("gauge", "Deliveries of active pushes not yet finished."),
         "herald_apps_paused": ("gauge", "Apps whose delivery is paused by a credential failure."),
+        "herald_transport_batch_seconds": ("histogram", "Time from handing a batch to the transport until every result is back."),
         "herald_apns_requests_total": ("counter", "Requests sent to APNs (retries count again)."),
         "herald_apns_responses_total": ("counter", "APNs answers by status and reason."),
         "herald_apns_failures_total": ("counter", "Requests that got no APNs answer (connection lost, timeout)."),
         "herald_apns_connections_total": ("counter", "APNs connections by event (opened, closed, failed)."),
         "herald_apns_latency_seconds": ("histogram", "Time from sending a notification to APNs' answer."),
     ]
-    /// Upper bounds of the latency histogram, in seconds.
-    static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
-    private let histograms = Mutex<[String: (buckets: [UInt64], sum: Double, count: UInt64)]>([:])
-
-    /// Records one observation in the histogram `name` (buckets: `latencyBuckets`).
-    public func observe(_ name: String, _ value: Double) {
-        let i = Self.latencyBuckets.firstIndex { value <= $0 } ?? Self.latencyBuckets.count
-        histograms.withLock { h in
-            var e = h[name] ?? ([UInt64](repeating: 0, count: Self.latencyBuckets.count + 1), 0, 0)
-            e.buckets[i] += 1
-            e.sum += value
-            e.count += 1
-            h[name] = e
-        }
-    }
+    /// Default histogram buckets, in seconds.
+    public static let latencyBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
     public init() {}
 
     public func increment(_ name: String, _ labels: [(String, String)] = [], by value: Double = 1) {
         let key = Series(name: name, labels: Self.render(labels))
         counters.withLock { $0[key, default: 0] += value }
+    }
+
+    /// Records one observation in a cumulative histogram (`_bucket{le=...}`, `_sum`, `_count`).
+    public func observe(_ name: String, _ value: Double, buckets: [Double] = Metrics.latencyBuckets) {
+        counters.withLock { c in
+            for bound in buckets where value <= bound {
+                c[Series(name: name + "_bucket", labels: Self.render([("le", String(bound))])), default: 0] += 1
+            }
+            c[Series(name: name + "_bucket", labels: Self.render([("le", "+Inf")])), default: 0] += 1
+            c[Series(name: name + "_sum", labels: ""), default: 0] += value
+            c[Series(name: name + "_count", labels: ""), default: 0] += 1
+        }
     }
 
     public func set(_ name: String, _ value: Double) {
@@ -62,21 +62,17 @@ public final class Metrics: Sendable {
         var byName: [String: [(String, Double)]] = [:]
         for (series, value) in snapshot { byName[series.name, default: []].append((series.labels, value)) }
         var out = ""
+        var described = Set<String>()
         for name in byName.keys.sorted() {
-            if let h = Self.help[name] { out += "# HELP \(name) \(h.help)\n# TYPE \(name) \(h.type)\n" }
+            // Histogram series share the help of their base name.
+            let base = ["_bucket", "_sum", "_count"].first(where: { name.hasSuffix($0) }).map { String(name.dropLast($0.count)) } ?? name
+            if let h = Self.help[base] ?? Self.help[name], described.insert(base).inserted {
+                out += "# HELP \(base) \(h.help)\n# TYPE \(base) \(h.type)\n"
+            }
             for (labels, value) in byName[name]!.sorted(by: { $0.0 < $1.0 }) {
                 let v = value.rounded() == value ? String(Int64(value)) : String(value)
                 out += "\(name)\(labels) \(v)\n"
             }
-        }
-        for (name, h) in histograms.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
-            if let help = Self.help[name] { out += "# HELP \(name) \(help.help)\n# TYPE \(name) histogram\n" }
-            var cumulative: UInt64 = 0
-            for (i, bound) in Self.latencyBuckets.enumerated() {
-                cumulative += h.buckets[i]
-                out += "\(name)_bucket{le=\"\(bound)\"} \(cumulative)\n"
-            }
-            out += "\(name)_bucket{le=\"+Inf\"} \(h.count)\n\(name)_sum \(h.sum)\n\(name)_count \(h.count)\n"
         }
         return out
     }
