@@ -3,10 +3,9 @@ import HeraldCrypto
 import HeraldSimulator
 
 /// `herald sim`: a local APNs with simulated devices.
-enum SimCommand: Command {
+enum SimCommand: CommandGroup {
     static let name = "sim"
     static let abstract = "Run and drive the local APNs simulator (devices, keys, certificates, faults)."
-    static let usage = "<subcommand> [options]"
     static let discussion = """
     Start it with `herald sim start`, then use the other subcommands (they talk to its inspection API,
     default http://127.0.0.1:8090, or --sim / HERALD_SIM_URL). Quick tour:
@@ -15,15 +14,9 @@ enum SimCommand: Command {
       herald device --bundle-id com.example.app           # a device that prints what arrives
       herald send --host 127.0.0.1:2197 --ca sim-data/ca.pem --key AuthKey_<id>.p8 ... --token <token> --alert hi
     """
-    static let options: [Option] = []
     static var subcommands: [Command.Type] {
         [SimStartCommand.self, SimKeyCommand.self, SimCertCommand.self, SimDevicesCommand.self, SimInstallCommand.self,
          SimUninstallCommand.self, SimPresenceCommand.self, SimPushCommand.self, SimFaultsCommand.self, SimStatsCommand.self]
-    }
-
-    static func run(_ args: ParsedArguments) async throws -> Int32 {
-        print(helpText())
-        return args.positionals.isEmpty ? 64 : 64
     }
 
     static let simOption = Option.value("sim", "url", "The simulator's inspection API (default http://127.0.0.1:8090, or env HERALD_SIM_URL).")
