@@ -44,6 +44,8 @@ import HeraldSimulator
         let boot = server.bootstrap
         let clientKey = try #require(boot.clientKey), masterKey = try #require(boot.masterKey)
         #expect(boot.adminKey != nil, "first start prints an admin key")
+        let health = try await api.client.send(HTTPRequest(method: "GET", target: "/healthz"))
+        #expect(String(decoding: health.body, as: UTF8.self).contains("built-in APNs simulator"), "the API says where pushes go")
 
         let phone = sim.createDevice(name: "phone")
         let app = try sim.install(bundleID: "com.example.herald", environment: .sandbox, on: phone.id)

@@ -16,7 +16,9 @@ struct OperationsAPI {
         ]
     }
 
-    func health(_ ctx: RequestContext) async throws -> HTTPResponse { .json(200, ["status": "ok"]) }
+    func health(_ ctx: RequestContext) async throws -> HTTPResponse {
+        .json(200, ["status": "ok", "apns": .optional(env.configuration.deliveryTarget)])
+    }
 
     func ready(_ ctx: RequestContext) async throws -> HTTPResponse {
         do { try await env.store.ping() } catch {

@@ -44,6 +44,9 @@ public struct HeraldConfiguration: Sendable {
     /// `delivery.shutdownGrace` seconds `shutdown()` waits for in-flight batches.
     public var shutdownGrace: Double = 10
 
+    /// Where deliveries go, as `/healthz` reports it (set by whoever wires the transport; not a config key).
+    public var deliveryTarget: String?
+
     public init() {}
 
     /// Every dotted key understood by `init(values:)`.
