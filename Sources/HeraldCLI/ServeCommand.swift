@@ -24,7 +24,7 @@ enum ServeCommand: Command {
     }
 
     static let serveKeys = ["http.host", "http.port", "data.dir", "log.format", "simulator.enabled", "simulator.port",
-                            "simulator.inspectionPort", "default.bundleId", "apns.sandboxEndpoint", "apns.productionEndpoint", "apns.caFile"]
+                            "simulator.inspectionPort", "simulator.acceptAll", "default.bundleId", "apns.sandboxEndpoint", "apns.productionEndpoint", "apns.caFile"]
     static var knownKeys: [String] { serveKeys + HeraldConfiguration.keys }
 
     static var options: [Option] {
@@ -62,6 +62,7 @@ struct ServeSettings {
     var simulatorEnabled = true
     var simulatorPort = 0
     var simulatorInspectionPort = 8090
+    var simulatorAcceptAll = false
     var defaultBundleID = "com.example.herald"
     var apns = APNSClientTransport.Endpoints.apple
     var service = HeraldConfiguration()
@@ -74,6 +75,7 @@ struct ServeSettings {
         s.simulatorEnabled = simulatorEnabled
         s.simulatorPort = simulatorPort
         s.simulatorInspectionPort = simulatorInspectionPort
+        s.simulatorAcceptAll = simulatorAcceptAll
         s.defaultBundleID = defaultBundleID
         s.apns = apns
         s.service = service
@@ -98,6 +100,10 @@ struct ServeSettings {
         if let e = take("simulator.enabled") {
             guard let b = Bool(e) else { throw UsageError("simulator.enabled must be true or false, got \"\(e)\"") }
             simulatorEnabled = b
+        }
+        if let e = take("simulator.acceptAll") {
+            guard let b = Bool(e) else { throw UsageError("simulator.acceptAll must be true or false, got \"\(e)\"") }
+            simulatorAcceptAll = b
         }
         simulatorPort = try int("simulator.port", 0...65535) ?? simulatorPort
         simulatorInspectionPort = try int("simulator.inspectionPort", 0...65535) ?? simulatorInspectionPort

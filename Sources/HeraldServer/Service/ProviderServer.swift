@@ -18,6 +18,9 @@ public final class ProviderServer: Sendable {
         public var simulatorPort = 0
         /// The simulator's inspection API, where `herald device` attaches (0 picks one; nil turns it off).
         public var simulatorInspectionPort: Int? = 8090
+        /// Counting mode for the built-in simulator: every request is accepted and nothing is stored, so
+        /// tokens it never issued (an imported registry, a benchmark) are acknowledged too.
+        public var simulatorAcceptAll = false
         /// Topic of the default app made on first start.
         public var defaultBundleID = "com.example.herald"
         /// Where credentials that are not the simulator's go: Apple, unless pointed elsewhere (a standalone
@@ -66,6 +69,7 @@ public final class ProviderServer: Sendable {
             config.sandboxPort = settings.simulatorPort
             config.productionPort = 0
             config.inspectionPort = settings.simulatorInspectionPort
+            if settings.simulatorAcceptAll { config.mode = .acceptAll }
             let dir = URL(fileURLWithPath: settings.dataDirectory).appendingPathComponent("simulator")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             config.dataDirectory = dir
