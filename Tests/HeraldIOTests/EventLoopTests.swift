@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+import Synchronization
+@testable import HeraldIO
+
+private let loop = EventLoopGroup.shared.next()
+
+private final class Counter: Sendable {
+    let value = Atomic<Int>(0)
+    func add() { value.wrappingAdd(1, ordering: .relaxed) }
+    var count: Int { value.load(ordering: .relaxed) }
+}
+
+@Suite struct EventLoopTests {
+
+    @Test func tasksFromManyThreadsAllRunOnTheLoopThread() async throws {
+        let ran = Counter(), offLoop = Counter()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    for _ in 0..<500 {
+                        loop.execute {
+                            if !loop.inLoop { offLoop.add() }
+                            ran.add()
+                        }
+                    }
+                }
+            }
+        }
+        let count = try await loop.submit { ran.count }
+        #expect(count == 4000, "a task submitted after the others runs after them")
+        #expect(offLoop.count == 0)
+    }
+
+    @Test func timersFireInDeadlineOrderAndCancelledOnesDoNot() async throws {
+        let fired = Mutex<[Int]>([])
+        try await loop.submit {
+            loop.schedule(after: .milliseconds(60)) { fired.withLock { $0.append(3) } }
+            loop.schedule(after: .milliseconds(20)) { fired.withLock { $0.append(1) } }
+            let cancelled = loop.schedule(after: .milliseconds(30)) { fired.withLock { $0.append(99) } }
+            loop.schedule(after: .milliseconds(40)) { fired.withLock { $0.append(2) } }
+            loop.cancelTimer(cancelled)
+        }
+        for _ in 0..<100 where fired.withLock({ $0.count }) < 3 { try await Task.sleep(for: .milliseconds(50)) }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(fired.withLock { $0 } == [1, 2, 3])
+    }
+
+    @Test func aTimerMayScheduleAnotherFromItsBody() async throws {
+        let ticks = Atomic<Int>(0)
+        try await loop.submit {
+            func tick() {
+                if ticks.wrappingAdd(1, ordering: .relaxed).newValue < 5 { loop.schedule(after: .milliseconds(5), tick) }
+            }
+            loop.schedule(after: .milliseconds(5), tick)
+        }
+        for _ in 0..<100 where ticks.load(ordering: .relaxed) < 5 { try await Task.sleep(for: .milliseconds(50)) }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(ticks.load(ordering: .relaxed) == 5, "and stops when told")
+    }
+
+    @Test func resolvingAnUnknownHostSaysWhichHost() {
+        #expect(throws: IOError.self) { try SocketAddress.resolve(host: "no-such-host.invalid", port: 443) }
+        do {
+            _ = try SocketAddress.resolve(host: "no-such-host.invalid", port: 443)
+        } catch {
+            #expect("\(error)".contains("no-such-host.invalid"))
+        }
+    }
+
+    @Test func proxyURLsParse() {
+        let p = ProxyConfiguration(url: "http://user:pa:ss@proxy.corp:3128/")
+        #expect(p?.host == "proxy.corp")
+        #expect(p?.port == 3128)
+        #expect(p?.credentials == "user:pa:ss")
+        #expect(ProxyConfiguration(url: "proxy.corp") == nil, "a port is required")
+    }
+}

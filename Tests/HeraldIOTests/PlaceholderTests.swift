@@ -1,4 +1,0 @@
-import Testing
-@testable import HeraldIO
-
-@Test func moduleLoads() {}
