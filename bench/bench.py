@@ -518,7 +518,7 @@ def rows_serve():
         reference = facts.get("send_sim_4x100") or facts.get("send_sim_1x100")
         note = ""
         if not accept_all:
-            note = (f"not comparable: herald serve has no setting to run its simulator in accept-all mode, so all "
+            note = (f"herald serve has no setting to run its simulator in accept-all mode, so all "
                     f"{fanout_n:,} tokens were answered BadDeviceToken and retired")
         elif counts.get("sent") != fanout_n:
             note = f"only {counts.get('sent')} of {fanout_n} sent: {counts}"
