@@ -82,12 +82,12 @@ public enum APNSResponse {
         body: [UInt8],
         requestAPNSID: UUID? = nil
     ) -> Result<APNSSuccess, APNSError> {
-        let parsedID = apnsID.flatMap(UUID.init(uuidString:))
+        let parsedID = apnsID.flatMap { UUID(canonical: $0) }
         if status == 200 {
             return .success(
                 APNSSuccess(
                     apnsID: parsedID ?? requestAPNSID ?? UUID.random(),
-                    apnsUniqueID: apnsUniqueID.flatMap(UUID.init(uuidString:))))
+                    apnsUniqueID: apnsUniqueID.flatMap { UUID(canonical: $0) }))
         }
         let errorBody = try? APNSErrorBody(jsonBytes: body)
         return .failure(

@@ -32,16 +32,35 @@ public final class Metrics: Sendable {
     }
 
     /// Records one observation in a cumulative histogram (`_bucket{le=...}`, `_sum`, `_count`).
+    /// Called per APNs answer, so the series keys are built once per histogram, not per observation.
     public func observe(_ name: String, _ value: Double, buckets: [Double] = Metrics.latencyBuckets) {
+        let keys = histogramKeys.withLock { cache -> HistogramKeys in
+            if let k = cache[name], k.bounds == buckets { return k }
+            let k = HistogramKeys(name: name, bounds: buckets)
+            cache[name] = k
+            return k
+        }
         counters.withLock { c in
-            for bound in buckets where value <= bound {
-                c[Series(name: name + "_bucket", labels: Self.render([("le", String(bound))])), default: 0] += 1
-            }
-            c[Series(name: name + "_bucket", labels: Self.render([("le", "+Inf")])), default: 0] += 1
-            c[Series(name: name + "_sum", labels: ""), default: 0] += value
-            c[Series(name: name + "_count", labels: ""), default: 0] += 1
+            for (i, bound) in buckets.enumerated() where value <= bound { c[keys.buckets[i], default: 0] += 1 }
+            c[keys.infinity, default: 0] += 1
+            c[keys.sum, default: 0] += value
+            c[keys.count, default: 0] += 1
         }
     }
+
+    private struct HistogramKeys {
+        let bounds: [Double]
+        let buckets: [Series]
+        let infinity, sum, count: Series
+        init(name: String, bounds: [Double]) {
+            self.bounds = bounds
+            buckets = bounds.map { Series(name: name + "_bucket", labels: Metrics.render([("le", String($0))])) }
+            infinity = Series(name: name + "_bucket", labels: Metrics.render([("le", "+Inf")]))
+            sum = Series(name: name + "_sum", labels: "")
+            count = Series(name: name + "_count", labels: "")
+        }
+    }
+    private let histogramKeys = Mutex<[String: HistogramKeys]>([:])
 
     public func set(_ name: String, _ value: Double) {
         counters.withLock { $0[Series(name: name, labels: "")] = value }
@@ -53,7 +72,14 @@ public final class Metrics: Sendable {
 
     static func render(_ labels: [(String, String)]) -> String {
         guard !labels.isEmpty else { return "" }
-        return "{" + labels.map { "\($0.0)=\"\($0.1.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\"" }.joined(separator: ",") + "}"
+        return "{" + labels.map { "\($0.0)=\"\(escape($0.1))\"" }.joined(separator: ",") + "}"
+    }
+
+    /// Label values escaped for the text format; most need nothing, and this runs per increment.
+    static func escape(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == 10 }) else { return value }
+        return value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
     }
 
     /// The exposition text.
