@@ -177,10 +177,11 @@ public final class APNSClient: Sendable {
         let deadline = MonotonicTime.now + configuration.requestTimeout.nanosecondsValue
         var batch: [(HTTP2ClientRequest, HTTP2Completion)] = []
         batch.reserveCapacity(chunk.count)
+        var shared = SharedHeaders()
         for d in chunk {
             d.attempts += 1
             d.authorization = authorization
-            batch.append((request(for: d.prepared, authorization: authorization), { [self] in complete(d, $0) }))
+            batch.append((request(for: d.prepared, authorization: authorization, sharing: &shared), { [self] in complete(d, $0) }))
             observer.sent()
         }
         connection.send(batch: batch, deadline: deadline)
@@ -204,6 +205,32 @@ public final class APNSClient: Sendable {
         } catch {
             handleTransportFailure(d, clientError(from: error))
         }
+    }
+
+    /// The header list of the previous request in a chunk, reused (copy-on-write) by the next one when
+    /// every header matches: a batch to one topic then allocates one header array, not one per request.
+    private struct SharedHeaders {
+        struct Key: Equatable {
+            var authorization: String?
+            var topic: String
+            var pushType: String
+            var priority: Int
+            var expiration: String?
+            var collapseID: String?
+        }
+        var key: Key?
+        var headers: [(name: String, value: String)] = []
+    }
+
+    private func request(for p: APNSPreparedRequest, authorization: String?, sharing shared: inout SharedHeaders) -> HTTP2ClientRequest {
+        guard p.apnsID == nil else { return request(for: p, authorization: authorization) }
+        let key = SharedHeaders.Key(authorization: authorization, topic: p.topic, pushType: p.pushType.rawValue,
+                                    priority: Int(p.priority.rawValue), expiration: p.expiration?.headerValue, collapseID: p.collapseID)
+        if key != shared.key {
+            shared.key = key
+            shared.headers = request(for: p, authorization: authorization).headers
+        }
+        return HTTP2ClientRequest(method: "POST", path: p.path, headers: shared.headers, body: p.body)
     }
 
     private func request(for p: APNSPreparedRequest, authorization: String?) -> HTTP2ClientRequest {

@@ -63,22 +63,22 @@ enum SendCommand: Command {
 /// Counts outcomes as results arrive from I/O threads.
 final class SendTally: Sendable {
     let total: Int
-    private let state = Mutex<(accepted: Int, failures: [String: Int], started: Date)>((0, [:], Date()))
+    // Acceptances are the hot path (one per notification): an atomic, not the lock.
+    private let acceptedCount = Atomic<Int>(0)
+    private let state = Mutex<(failures: [String: Int], started: Date)>(([:], Date()))
 
     init(total: Int) { self.total = total }
 
     func record(_ result: APNSDeliveryResult) {
-        state.withLock { s in
-            switch result.result {
-            case .success: s.accepted += 1
-            case let .failure(e): s.failures[Self.label(e), default: 0] += 1
-            }
+        switch result.result {
+        case .success: acceptedCount.wrappingAdd(1, ordering: .relaxed)
+        case let .failure(e): state.withLock { $0.failures[Self.label(e), default: 0] += 1 }
         }
     }
 
-    var accepted: Int { state.withLock { $0.accepted } }
+    var accepted: Int { acceptedCount.load(ordering: .relaxed) }
     var failed: Int { state.withLock { $0.failures.values.reduce(0, +) } }
-    var done: Int { state.withLock { $0.accepted + $0.failures.values.reduce(0, +) } }
+    var done: Int { accepted + failed }
 
     static func label(_ e: APNSClientError) -> String {
         switch e {
@@ -91,10 +91,11 @@ final class SendTally: Sendable {
     }
 
     func summary() -> String {
-        state.withLock { s in
+        let acceptedNow = accepted
+        return state.withLock { s in
             let seconds = max(0.001, Date().timeIntervalSince(s.started))
             var lines = ["sent \(total) notification\(total == 1 ? "" : "s") in \(String(format: "%.2f", seconds)) s (\(Int(Double(total) / seconds))/s)",
-                         "  accepted: \(s.accepted)"]
+                         "  accepted: \(acceptedNow)"]
             for (label, n) in s.failures.sorted(by: { $0.value > $1.value }) { lines.append("  \(label): \(n)") }
             return lines.joined(separator: "\n")
         }

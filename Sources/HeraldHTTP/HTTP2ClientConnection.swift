@@ -65,7 +65,6 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
     // loop-confined
     private var waiting: [ClientStream] = []
     private var waitingHead = 0
-    private var active: [Int32: ClientStream] = [:]
     private var ready = false
     private var goingAway = false
     private var readyContinuation: CheckedContinuation<Void, Error>?
@@ -81,9 +80,13 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
     public var onClose: (@Sendable (HTTP2ClientConnection) -> Void)?
 
     private let keptHeaders: [[UInt8]]?
+    private let scheme: String
+    private let authority: String
 
     private init(configuration: Configuration, loop: EventLoop) {
         self.configuration = configuration
+        scheme = configuration.tls == nil ? "http" : "https"
+        authority = configuration.port == 443 ? configuration.host : "\(configuration.host):\(configuration.port)"
         keptHeaders = configuration.responseHeaders.map { $0.map { Array($0.utf8) } }
         super.init(loop: loop)
     }
@@ -152,7 +155,7 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
             if let session { nghttp2_session_terminate_session(session, UInt32(NGHTTP2_NO_ERROR.rawValue)) }
             requeueWaiting(reason: "connection closing")
             flush()
-            if active.isEmpty { stream?.close() }
+            if streams.isEmpty { stream?.close() }
         }
     }
 
@@ -180,18 +183,14 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
     private func submitWaiting() {
         guard let session, !goingAway else { return }
         let limit = streamLimit
-        let scheme = configuration.tls == nil ? "http" : "https"
-        let authority = configuration.port == 443 ? configuration.host : "\(configuration.host):\(configuration.port)"
         var submitted = false
-        while active.count < limit && waitingHead < waiting.count {
+        while streams.count < limit && waitingHead < waiting.count {
             let s = waiting[waitingHead]
             waitingHead += 1
             if s.done { continue }
-            var fields: [(name: String, value: String)] = [(":method", s.request.method), (":scheme", scheme),
-                                                           (":authority", authority), (":path", s.request.path)]
-            fields.append(contentsOf: s.request.headers)
             let userData = Unmanaged.passUnretained(s as HTTP2Stream).toOpaque()
-            let id: Int32 = withHeaderBlock(fields) { nva, count in
+            let id: Int32 = withRequestHeaderBlock(method: s.request.method, scheme: scheme, authority: authority,
+                                                   path: s.request.path, headers: s.request.headers) { nva, count in
                 if s.request.body.isEmpty {
                     return nghttp2_submit_request(session, nil, nva, count, nil, userData)
                 }
@@ -203,7 +202,6 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
                 complete(s, .failure(.notProcessed("nghttp2 refused the request: \(String(cString: nghttp2_strerror(id)))")))
                 continue
             }
-            active[id] = s
             streams[id] = s
             submitted = true
         }
@@ -295,9 +293,11 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
     }
 
     override func streamClosed(streamID: Int32, errorCode: UInt32) {
-        streams[streamID] = nil
-        guard let s = active.removeValue(forKey: streamID) else { return }
-        if errorCode == UInt32(NGHTTP2_REFUSED_STREAM.rawValue) {
+        guard let removed = streams.removeValue(forKey: streamID) else { return }
+        let s = unsafeDowncast(removed, to: ClientStream.self)
+        if s.done {
+            // Timed out earlier: already answered.
+        } else if errorCode == UInt32(NGHTTP2_REFUSED_STREAM.rawValue) {
             giveBackUnprocessed([s], reason: goingAway ? closeReason : "the server refused the stream")
         } else if errorCode != 0 {
             complete(s, .failure(.streamReset(errorCode)))
@@ -306,7 +306,7 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
         } else {
             complete(s, .failure(.connectionLost("the stream ended without a response")))
         }
-        if goingAway && active.isEmpty { stream?.close() } else { submitWaiting() }
+        if goingAway && streams.isEmpty { stream?.close() } else { submitWaiting() }
     }
 
     override func connectionClosed(error: IOError?) {
@@ -317,8 +317,7 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
         if !ready {
             failConnect(why)
         }
-        let inFlight = active.values.sorted { $0.id < $1.id }
-        active.removeAll()
+        let inFlight = streams.values.sorted { $0.id < $1.id }.map { unsafeDowncast($0, to: ClientStream.self) }
         streams.removeAll()
         for s in inFlight { complete(s, .failure(.connectionLost(why))) }
         requeueWaiting(reason: why)
@@ -342,8 +341,10 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
             pingSentAt = now
             scheduleFlush()
         }
-        for (id, s) in active where s.deadline != 0 && s.deadline < now {
-            active[id] = nil
+        for (id, stream) in streams {
+            let s = unsafeDowncast(stream, to: ClientStream.self)
+            guard !s.done, s.deadline != 0, s.deadline < now else { continue }
+            // Stays in `streams` (nghttp2 holds a pointer to it) until the reset closes the stream.
             nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, UInt32(NGHTTP2_CANCEL.rawValue))
             complete(s, .failure(.timeout))
             scheduleFlush()

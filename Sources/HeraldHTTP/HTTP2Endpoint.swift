@@ -37,9 +37,9 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
             me.beginHeaders(streamID: frame!.pointee.hd.stream_id)
             return 0
         }
-        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, namelen, value, valuelen, _, user in
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) { session, frame, name, namelen, value, valuelen, _, user in
             let me = HTTP2Endpoint.from(user)
-            guard let s = me.streams[frame!.pointee.hd.stream_id] else { return 0 }
+            guard let s = me.streamObject(session, frame!.pointee.hd.stream_id) else { return 0 }
             let nameBytes = UnsafeBufferPointer(start: name, count: namelen)
             let valueBytes = UnsafeBufferPointer(start: value, count: valuelen)
             if namelen == 7 && nameBytes.elementsEqual(HTTP2Endpoint.statusName) {
@@ -50,9 +50,10 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
             s.headers.append((String(decoding: nameBytes, as: UTF8.self), String(decoding: valueBytes, as: UTF8.self)))
             return 0
         }
-        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, len, user in
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { session, _, streamID, data, len, user in
             let me = HTTP2Endpoint.from(user)
-            me.streams[streamID]?.body.append(contentsOf: UnsafeBufferPointer(start: data, count: len))
+            guard me.keepsBodies, let s = me.streamObject(session, streamID) else { return 0 }
+            s.body.append(contentsOf: UnsafeBufferPointer(start: data, count: len))
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
@@ -82,6 +83,16 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
     }
 
     static let statusName = Array(":status".utf8)
+
+    /// The stream's object through nghttp2's stream user data (set when the stream starts), which saves
+    /// a dictionary lookup per header and per DATA chunk. `streams` keeps the object alive.
+    func streamObject(_ session: OpaquePointer?, _ id: Int32) -> HTTP2Stream? {
+        guard let raw = nghttp2_session_get_stream_user_data(session, id) else { return nil }
+        return Unmanaged<HTTP2Stream>.fromOpaque(raw).takeUnretainedValue()
+    }
+
+    /// Whether DATA is collected into `HTTP2Stream.body`; a server answering without reading can drop it.
+    var keepsBodies = true
 
     /// Whether a received header is worth turning into strings. Everything by default; a client can
     /// narrow it to the few response headers it reads.
@@ -137,6 +148,46 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
         }
     }
 
+    /// `withHeaderBlock` for a request: the pseudo-headers, then `headers`, without an intermediate array.
+    func withRequestHeaderBlock<T>(method: String, scheme: String, authority: String, path: String,
+                                   headers: [(name: String, value: String)],
+                                   _ body: (UnsafePointer<nghttp2_nv>, Int) -> T) -> T {
+        var bytes = headerBytes
+        var spans = headerSpans
+        headerBytes = []
+        headerSpans = []
+        bytes.removeAll(keepingCapacity: true)
+        spans.removeAll(keepingCapacity: true)
+        func add(_ name: String, _ value: String) {
+            let n0 = bytes.count
+            bytes.append(contentsOf: name.utf8)
+            let v0 = bytes.count
+            bytes.append(contentsOf: value.utf8)
+            spans.append((n0, v0 - n0, v0, bytes.count - v0))
+        }
+        add(":method", method)
+        add(":scheme", scheme)
+        add(":authority", authority)
+        add(":path", path)
+        for h in headers { add(h.name, h.value) }
+        var nv = headerNV
+        headerNV = []
+        nv.removeAll(keepingCapacity: true)
+        defer {
+            headerBytes = bytes
+            headerSpans = spans
+            headerNV = nv
+        }
+        return bytes.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            let flags = UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+            for s in spans {
+                nv.append(nghttp2_nv(name: base + s.0, value: base + s.2, namelen: s.1, valuelen: s.3, flags: flags))
+            }
+            return nv.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+        }
+    }
+
     private var headerBytes: [UInt8] = []
     private var headerSpans: [(Int, Int, Int, Int)] = []
     private var headerNV: [nghttp2_nv] = []
@@ -185,7 +236,9 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
             stream.close()
             return
         }
-        flush()
+        // Several reads can arrive in one turn of the loop (TLS records, a read cap): answer them all in
+        // one write at the end of the turn rather than one write per read.
+        scheduleFlush()
     }
 
     public func streamDidClose(_ stream: StreamConnection, error: IOError?) {

@@ -37,6 +37,10 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
         peerCertificateDER = stream.peerCertificateDER
         makeSession(server: true)
         delegate.connectionOpened(self)
+        if let fixed = delegate.fixedResponse(for: self) {
+            fixedResponse = FixedResponseBlock(fixed)
+            keepsBodies = false
+        }
         submitSettings([
             (Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), currentMaxStreams ?? maxConcurrentStreams),
             (Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), 1 << 20),
@@ -46,6 +50,12 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
     }
 
     private var currentMaxStreams: UInt32?
+    private var fixedResponse: FixedResponseBlock?
+
+    override func keepsHeader(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let fixedResponse else { return true }
+        return fixedResponse.echoedName.count == name.count && fixedResponse.echoedName.elementsEqual(name)
+    }
 
     /// Advertises a new SETTINGS_MAX_CONCURRENT_STREAMS (APNs: 1 until the first good token request).
     /// Called from `connectionOpened` it replaces the initial value.
@@ -85,6 +95,7 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
         guard flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
               type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
               let s = streams[streamID] else { return }
+        if let fixedResponse { return respondFixed(fixedResponse, to: s) }
         var method = "", path = ""
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(s.headers.count)
@@ -109,6 +120,17 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
     override func connectionClosed(error: IOError?) {
         streams.removeAll()
         delegate.connectionClosed(self)
+    }
+
+    private func respondFixed(_ fixed: FixedResponseBlock, to s: HTTP2Stream) {
+        guard let session else { return }
+        fixed.response.onRequest()
+        let echoed = fixed.echoedName.isEmpty ? nil : (s.headers.first?.value ?? fixed.response.makeEchoedValue())
+        s.headers = []
+        let rc = fixed.withHeaderBlock(echoedValue: echoed) { nva, count in
+            nghttp2_submit_response(session, s.id, nva, count, nil)
+        }
+        if rc == 0 { scheduleFlush() }
     }
 
     func respond(streamID: Int32, _ response: HTTPResponse) {
@@ -154,4 +176,49 @@ public struct HTTP2Responder: Sendable {
 private struct WeakConnection: @unchecked Sendable {
     weak var value: HTTP2ServerConnection?
     init(_ value: HTTP2ServerConnection?) { self.value = value }
+}
+
+/// An `HTTP2FixedResponse` encoded once: the header bytes every answer shares, plus room for the echoed value.
+private final class FixedResponseBlock {
+    let response: HTTP2FixedResponse
+    let echoedName: [UInt8]
+    private var bytes: [UInt8] = []
+    private var spans: [(name: Int, nameLength: Int, value: Int, valueLength: Int)] = []
+    private var nv: [nghttp2_nv] = []
+    private var echoed: [UInt8] = []
+
+    init(_ response: HTTP2FixedResponse) {
+        self.response = response
+        echoedName = Array((response.echoedHeader ?? "").lowercased().utf8)
+        for (name, value) in [(":status", String(response.status))] + response.headers {
+            let n = bytes.count
+            bytes += name.lowercased().utf8
+            let v = bytes.count
+            bytes += value.utf8
+            spans.append((n, v - n, v, bytes.count - v))
+        }
+        nv.reserveCapacity(spans.count + 1)
+    }
+
+    func withHeaderBlock<T>(echoedValue: String?, _ body: (UnsafePointer<nghttp2_nv>, Int) -> T) -> T {
+        echoed.removeAll(keepingCapacity: true)
+        if let echoedValue { echoed += echoedValue.utf8 }
+        return bytes.withUnsafeMutableBufferPointer { fixed in
+            echoedName.withUnsafeBufferPointer { name in
+                echoed.withUnsafeMutableBufferPointer { value in
+                    nv.removeAll(keepingCapacity: true)
+                    let flags = UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+                    for s in spans {
+                        nv.append(nghttp2_nv(name: fixed.baseAddress! + s.name, value: fixed.baseAddress! + s.value,
+                                             namelen: s.nameLength, valuelen: s.valueLength, flags: flags))
+                    }
+                    if echoedValue != nil {
+                        nv.append(nghttp2_nv(name: UnsafeMutablePointer(mutating: name.baseAddress!), value: value.baseAddress ?? fixed.baseAddress!,
+                                             namelen: name.count, valuelen: value.count, flags: flags))
+                    }
+                    return nv.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+                }
+            }
+        }
+    }
 }

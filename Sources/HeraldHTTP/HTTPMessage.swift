@@ -18,7 +18,8 @@ public struct HTTPRequest: Sendable {
 
     /// The path without the query string.
     public var path: Substring {
-        guard let q = target.firstIndex(of: "?") else { return target[...] }
+        // Searched as bytes: Character iteration (grapheme breaking) showed in the simulator's profile.
+        guard let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return target[...] }
         return target[..<q]
     }
 

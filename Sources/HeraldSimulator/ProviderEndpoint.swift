@@ -40,6 +40,12 @@ public final class ProviderEndpoint: Sendable {
         return HTTPResponse(status: 200, headers: ["apns-id": request.headers["apns-id"] ?? ids.next()])
     }
 
+    /// `acceptAll` as the HTTP/2 transport's fast path: the same answer and count, with no request decoded.
+    public var acceptAllResponse: HTTP2FixedResponse {
+        HTTP2FixedResponse(status: 200, echoedHeader: "apns-id", makeEchoedValue: { [ids] in ids.next() },
+                           onRequest: { [state] in state.acceptAllCount.add(1, ordering: .relaxed) })
+    }
+
     /// What the transport should do with a request once faults are taken into account.
     public enum Action {
         case respond(HTTPResponse)

@@ -44,6 +44,11 @@ public final class ProviderService: HTTP2ServerDelegate {
         connection.context = nil
     }
 
+    /// Accept-all connections skip request decoding altogether.
+    public func fixedResponse(for connection: HTTP2ServerConnection) -> HTTP2FixedResponse? {
+        mode == .acceptAll ? endpoint.acceptAllResponse : nil
+    }
+
     public func handle(_ request: HTTPRequest, on connection: HTTP2ServerConnection, responder: HTTP2Responder) {
         if mode == .acceptAll {
             responder.respond(endpoint.acceptAll(request))
