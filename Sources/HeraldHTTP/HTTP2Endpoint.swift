@@ -34,11 +34,13 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
         defer { nghttp2_session_callbacks_del(callbacks) }
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, user in
             let me = HTTP2Endpoint.from(user)
+            if me.isClosed { return HTTP2Endpoint.stopProcessing }
             me.beginHeaders(streamID: frame!.pointee.hd.stream_id)
             return 0
         }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { session, frame, name, namelen, value, valuelen, _, user in
             let me = HTTP2Endpoint.from(user)
+            if me.isClosed { return HTTP2Endpoint.stopProcessing }
             guard let s = me.streamObject(session, frame!.pointee.hd.stream_id) else { return 0 }
             let nameBytes = UnsafeBufferPointer(start: name, count: namelen)
             let valueBytes = UnsafeBufferPointer(start: value, count: valuelen)
@@ -52,18 +54,21 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { session, _, streamID, data, len, user in
             let me = HTTP2Endpoint.from(user)
+            if me.isClosed { return HTTP2Endpoint.stopProcessing }
             guard me.keepsBodies, let s = me.streamObject(session, streamID) else { return 0 }
             s.body.append(contentsOf: UnsafeBufferPointer(start: data, count: len))
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
             let me = HTTP2Endpoint.from(user)
+            if me.isClosed { return HTTP2Endpoint.stopProcessing }
             let hd = frame!.pointee.hd
             me.frameReceived(type: hd.type, streamID: hd.stream_id, flags: hd.flags, frame: frame!)
             return 0
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, code, user in
             let me = HTTP2Endpoint.from(user)
+            if me.isClosed { return 0 }
             me.streamClosed(streamID: streamID, errorCode: code)
             return 0
         }
@@ -83,6 +88,12 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
     }
 
     static let statusName = Array(":status".utf8)
+
+    /// Set when the socket is gone. A handler may close the connection (a fault, GOAWAY, an error) while
+    /// nghttp2 is still inside `mem_recv` with more frames of the same read; from then on callbacks only
+    /// tell nghttp2 to stop, since the stream objects its user data points to have been released.
+    private(set) var isClosed = false
+    static let stopProcessing = Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
 
     /// The stream's object through nghttp2's stream user data (set when the stream starts), which saves
     /// a dictionary lookup per header and per DATA chunk. `streams` keeps the object alive.
@@ -242,6 +253,7 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
     }
 
     public func streamDidClose(_ stream: StreamConnection, error: IOError?) {
+        isClosed = true
         connectionClosed(error: error)
         self.stream = nil
     }
