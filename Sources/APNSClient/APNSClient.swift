@@ -167,6 +167,9 @@ public final class APNSClient: Sendable {
             for d in chunk { finish(d, .failure(.credentials("cannot sign the provider token: \(error)"))) }
             return
         }
+        // An attempt counts from here: a connection that cannot be opened uses up attempts too, or an
+        // unreachable endpoint would be retried forever.
+        for d in chunk { d.attempts += 1 }
         let connection: HTTP2ClientConnection
         do {
             connection = try await pool.connection()
@@ -179,7 +182,6 @@ public final class APNSClient: Sendable {
         batch.reserveCapacity(chunk.count)
         var shared = SharedHeaders()
         for d in chunk {
-            d.attempts += 1
             d.authorization = authorization
             batch.append((request(for: d.prepared, authorization: authorization, sharing: &shared), { [self] in complete(d, $0) }))
             observer.sent()
@@ -195,9 +197,9 @@ public final class APNSClient: Sendable {
         } catch {
             return finish(d, .failure(.credentials("cannot sign the provider token: \(error)")))
         }
+        d.attempts += 1
         do {
             let connection = try await pool.connection()
-            d.attempts += 1
             d.authorization = authorization
             observer.sent()
             connection.send(request(for: d.prepared, authorization: authorization),

@@ -18,6 +18,10 @@ final class APNSConnectionPool: Sendable {
         var connecting = 0
         var waiters: [CheckedContinuation<HTTP2ClientConnection, Error>] = []
         var lastError: Error?
+        /// After a failed connect, callers get that error at once until this time instead of dialling again:
+        /// a wrong host, port or CA must not turn a batch into a storm of connection attempts.
+        var failingUntil: UInt64 = 0
+        var consecutiveFailures = 0
         var closed = false
     }
 
@@ -30,11 +34,14 @@ final class APNSConnectionPool: Sendable {
 
     /// The least-loaded usable connection; opens connections up to `size` as needed.
     func connection() async throws -> HTTP2ClientConnection {
-        enum Pick { case use(HTTP2ClientConnection), wait, closed }
+        enum Pick { case use(HTTP2ClientConnection), wait, closed, failing(Error) }
         let (pick, toOpen): (Pick, Int) = state.withLock { s in
             if s.closed { return (.closed, 0) }
             s.ready.removeAll { !$0.isUsable }
             let best = s.ready.min { $0.load < $1.load }
+            if best == nil, s.connecting == 0, let error = s.lastError, MonotonicTime.now < s.failingUntil {
+                return (.failing(error), 0)
+            }
             let missing = size - s.ready.count - s.connecting
             // Grow when there is no connection, or the best one is already busy.
             let open = missing > 0 && (best == nil || best!.load > 0) ? (best == nil ? missing : 1) : 0
@@ -46,6 +53,7 @@ final class APNSConnectionPool: Sendable {
         switch pick {
         case let .use(c): return c
         case .closed: throw APNSClientError.shutdown
+        case let .failing(error): throw error
         case .wait:
             return try await withCheckedThrowingContinuation { cont in
                 let immediate: Result<HTTP2ClientConnection, Error>? = state.withLock { s in
@@ -77,6 +85,7 @@ final class APNSConnectionPool: Sendable {
                     if s.closed { return ([], true) }
                     s.ready.append(conn)
                     s.lastError = nil
+                    s.consecutiveFailures = 0
                     let w = s.waiters
                     s.waiters = []
                     return (w, false)
@@ -88,6 +97,10 @@ final class APNSConnectionPool: Sendable {
                 let waiters = state.withLock { s -> [CheckedContinuation<HTTP2ClientConnection, Error>] in
                     s.connecting -= 1
                     s.lastError = error
+                    s.consecutiveFailures += 1
+                    // 250 ms doubling to 8 s between dial attempts while the endpoint keeps failing.
+                    let backoff = UInt64(250_000_000) << UInt64(min(5, s.consecutiveFailures - 1))
+                    s.failingUntil = MonotonicTime.now + backoff
                     guard s.connecting == 0 else { return [] }
                     let w = s.waiters
                     s.waiters = []

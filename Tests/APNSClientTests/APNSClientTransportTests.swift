@@ -158,3 +158,31 @@ extension Result where Failure == APNSClientError {
         return nil
     }
 }
+
+@Suite struct APNSClientUnreachableTests {
+    @Test func anEndpointThatCannotBeReachedFailsEveryNotificationWithinTheAttempts() async throws {
+        // A listening socket that never speaks TLS: every handshake times out.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, len) } }
+        listen(listener, 8)
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &len) } }
+        var config = APNSClient.Configuration(environment: .custom(host: "127.0.0.1", port: Int(UInt16(bigEndian: addr.sin_port))),
+                                              credentials: .token(signingKey), caFile: TestPKI.shared.caFile,
+                                              connectTimeout: .milliseconds(300),
+                                              retry: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(20)))
+        config.connections = 1
+        let client = try APNSClient(configuration: config)
+        let started = Date()
+        let results = await sendAll(client, notifications(50))
+        #expect(results.count == 50)
+        #expect(results.allSatisfy { if case .failure(.transport) = $0.result { return true } else { return false } })
+        #expect(results.allSatisfy { $0.attempts == 2 })
+        #expect(Date().timeIntervalSince(started) < 20, "a few timeouts, not one per notification")
+        client.shutdown()
+    }
+}
