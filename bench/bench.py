@@ -405,15 +405,23 @@ def serve_accept_all_flags():
 
 # --- rows -----------------------------------------------------------------------------------------
 
+def same_headers_as_herald(p8):
+    """The headers `herald send` puts on each request besides apns-topic and apns-push-type, so that h2load
+    sends the same requests: the provider token (nghttp2 never indexes `authorization`, so its ~200
+    bytes go out with every request, on both sides) and the priority."""
+    return ["-H", f"authorization: bearer {es256_jwt(p8, KEY_ID, TEAM_ID)}", "-H", "apns-priority: 10"]
+
+
 def row_client_nghttpd(key, cert, p8):
     print("1. APNs client: herald send vs h2load, same sink (nghttpd), connections and streams", flush=True)
     proc, port = start_nghttpd(key, cert)
     try:
         url = f"https://127.0.0.1:{port}/3/device/{TOKEN}"
+        headers = same_headers_as_herald(p8)
         for c, s in [(1, 100), (4, 100)]:
             pair(f"1 client {c}x{s}, nghttpd sink", 0.8,
                  lambda: herald_send(f"127.0.0.1:{port}", cert, p8, CLIENT_N, c, s),
-                 lambda: h2load(url, CLIENT_N, c, s), "h2load")
+                 lambda: h2load(url, CLIENT_N, c, s, headers), "h2load")
     finally:
         stop(proc)
 
@@ -421,10 +429,11 @@ def row_client_nghttpd(key, cert, p8):
 def row_client_sim(counting, p8):
     print("1. APNs client: herald send vs h2load on the simulator (counting mode)", flush=True)
     url = f"https://{counting.host}/3/device/{TOKEN}"
+    headers = same_headers_as_herald(p8)
     for c, s in [(4, 100)]:
         row = pair(f"1 client {c}x{s}, simulator (counting)", 0.8,
                    lambda: herald_send(counting.host, counting.ca, p8, SIM_CLIENT_N, c, s),
-                   lambda: h2load(url, SIM_CLIENT_N, c, s), "h2load")
+                   lambda: h2load(url, SIM_CLIENT_N, c, s, headers), "h2load")
         facts[f"send_sim_{c}x{s}"] = row["herald"]
 
 

@@ -37,6 +37,8 @@ import HeraldStore
         let a = stableAPNsID(pushID: "p", installationID: "i", crypto: crypto)
         #expect(a == stableAPNsID(pushID: "p", installationID: "i", crypto: crypto))
         #expect(a != stableAPNsID(pushID: "p", installationID: "j", crypto: crypto))
+        #expect(UUID(uuidString: a)?.uuidString.lowercased() == a, "a canonical lowercase UUID")
+        #expect(Array(a)[14] == "5", "version 5 style")
         #expect(a.count == 36 && Array(a)[14] == "5")
     }
 

@@ -1,14 +1,29 @@
 import APNSClient
 import APNSCore
 
-/// Feeds the APNs client's hooks into the service's Prometheus metrics.
+/// Feeds the APNs client's hooks into the service's Prometheus metrics. Called per APNs answer on I/O
+/// threads, so the common series are named once.
 struct APNSMetricsObserver: APNSClientObserver {
     let metrics: Metrics
+    private let requests: Metrics.Key
+    private let acceptedAnswers: Metrics.Key
+    private let failures: Metrics.Key
+    private let opened: Metrics.Key, closed: Metrics.Key, connectFailed: Metrics.Key
 
-    func sent() { metrics.increment("herald_apns_requests_total") }
+    init(metrics: Metrics) {
+        self.metrics = metrics
+        requests = metrics.key("herald_apns_requests_total")
+        acceptedAnswers = metrics.key("herald_apns_responses_total", [("status", "200"), ("reason", "")])
+        failures = metrics.key("herald_apns_failures_total")
+        opened = metrics.key("herald_apns_connections_total", [("event", "opened")])
+        closed = metrics.key("herald_apns_connections_total", [("event", "closed")])
+        connectFailed = metrics.key("herald_apns_connections_total", [("event", "failed")])
+    }
+
+    func sent() { metrics.increment(requests) }
 
     func accepted(latency: Double) {
-        metrics.increment("herald_apns_responses_total", [("status", "200"), ("reason", "")])
+        metrics.increment(acceptedAnswers)
         metrics.observe("herald_apns_latency_seconds", latency)
     }
 
@@ -17,8 +32,8 @@ struct APNSMetricsObserver: APNSClientObserver {
         metrics.observe("herald_apns_latency_seconds", latency)
     }
 
-    func failed(_ error: APNSClientError) { metrics.increment("herald_apns_failures_total") }
-    func connectionOpened() { metrics.increment("herald_apns_connections_total", [("event", "opened")]) }
-    func connectionClosed() { metrics.increment("herald_apns_connections_total", [("event", "closed")]) }
-    func connectionFailed() { metrics.increment("herald_apns_connections_total", [("event", "failed")]) }
+    func failed(_ error: APNSClientError) { metrics.increment(failures) }
+    func connectionOpened() { metrics.increment(opened) }
+    func connectionClosed() { metrics.increment(closed) }
+    func connectionFailed() { metrics.increment(connectFailed) }
 }

@@ -3,7 +3,7 @@ import Synchronization
 /// Counters and gauges rendered in the Prometheus text format. Label sets are small and fixed
 /// (route pattern, status, reason), so the map stays bounded.
 public final class Metrics: Sendable {
-    private struct Series: Hashable { var name: String; var labels: String }
+    fileprivate struct Series: Hashable { var name: String; var labels: String }
     private let counters = Mutex<[Series: Double]>([:])
     private static let help: [String: (type: String, help: String)] = [
         "herald_http_requests_total": ("counter", "HTTP requests by route and status."),
@@ -61,6 +61,20 @@ public final class Metrics: Sendable {
         }
     }
     private let histogramKeys = Mutex<[String: HistogramKeys]>([:])
+
+    /// A series named once, for counters bumped on a hot path (per APNs answer): no label rendering or
+    /// string building per increment.
+    public struct Key: Sendable {
+        fileprivate let series: Series
+    }
+
+    public func key(_ name: String, _ labels: [(String, String)] = []) -> Key {
+        Key(series: Series(name: name, labels: Self.render(labels)))
+    }
+
+    public func increment(_ key: Key, by value: Double = 1) {
+        counters.withLock { $0[key.series, default: 0] += value }
+    }
 
     public func set(_ name: String, _ value: Double) {
         counters.withLock { $0[Series(name: name, labels: "")] = value }
