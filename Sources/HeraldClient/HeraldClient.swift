@@ -30,7 +30,7 @@ public actor HeraldClient {
     var listeners = ListenerRegistry()
     var dispatchedOpens: Set<String> = []
 
-    /// The installation as the server last returned it (nil until a full registration in this process).
+    /// The installation as the server last returned it (nil until the server has answered a change in this process).
     public internal(set) var installation: Installation?
 
     /// Loads (or creates) the installation id and the synced state from `configuration.storage`.

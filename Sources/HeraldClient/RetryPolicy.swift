@@ -17,24 +17,33 @@ public struct RetryPolicy: Sendable, Equatable {
     public var multiplier: Double
     /// The longest `Retry-After` the client honours by sleeping, in seconds.
     public var maxRetryAfter: TimeInterval
+    /// Up to this fraction is taken off each computed delay at random, so a fleet of devices that lost
+    /// the server at the same moment does not come back at the same moment (0 = exact delays).
+    public var jitter: Double
 
     public init(maxAttempts: Int = 5, initialDelay: TimeInterval = 1, maxDelay: TimeInterval = 60,
-                multiplier: Double = 2, maxRetryAfter: TimeInterval = 300) {
+                multiplier: Double = 2, maxRetryAfter: TimeInterval = 300, jitter: Double = 0) {
         self.maxAttempts = max(1, maxAttempts)
         self.initialDelay = initialDelay
         self.maxDelay = maxDelay
         self.multiplier = multiplier
         self.maxRetryAfter = maxRetryAfter
+        self.jitter = min(1, max(0, jitter))
     }
 
-    /// Five attempts, 1 s doubling to 60 s.
-    public static let `default` = RetryPolicy()
+    /// Five attempts, 1 s doubling to 60 s, each delay shortened by up to 20 % at random.
+    public static let `default` = RetryPolicy(jitter: 0.2)
 
     /// One attempt only.
     public static let never = RetryPolicy(maxAttempts: 1)
 
-    /// The delay after failed attempt number `attempt` (1-based).
+    /// The delay after failed attempt number `attempt` (1-based), before jitter.
     public func delay(afterAttempt attempt: Int) -> TimeInterval {
         min(maxDelay, initialDelay * pow(multiplier, Double(max(0, attempt - 1))))
+    }
+
+    /// The delay after failed attempt number `attempt`, with jitter drawn from `random` (0 to 1).
+    public func jitteredDelay(afterAttempt attempt: Int, random: () -> Double = { Double.random(in: 0...1) }) -> TimeInterval {
+        delay(afterAttempt: attempt) * (1 - jitter * random())
     }
 }

@@ -142,6 +142,16 @@ import Testing
         #expect(server.requests.count == 1)
     }
 
+    @Test func jitterOnlyShortensDelaysAndByNoMoreThanItsFraction() {
+        let policy = RetryPolicy(maxAttempts: 5, initialDelay: 10, maxDelay: 100, jitter: 0.2)
+        #expect(policy.jitteredDelay(afterAttempt: 1, random: { 0 }) == 10)
+        #expect(policy.jitteredDelay(afterAttempt: 1, random: { 1 }) == 8)
+        #expect(policy.jitteredDelay(afterAttempt: 2, random: { 0.5 }) == 18)
+        let drawn = (0..<200).map { _ in RetryPolicy.default.jitteredDelay(afterAttempt: 3) }
+        #expect(drawn.allSatisfy { $0 > 3.2 - 1e-9 && $0 <= 4 })
+        #expect(Set(drawn).count > 1)
+    }
+
     @Test func backoffIsCappedByTheMaximumDelay() {
         let policy = RetryPolicy(maxAttempts: 10, initialDelay: 1, maxDelay: 10, multiplier: 3)
         #expect((1...5).map(policy.delay(afterAttempt:)) == [1, 3, 9, 10, 10])
