@@ -97,7 +97,11 @@ public actor HeraldClient {
     /// app becomes active, so changes made offline go out.
     public func sync() async throws {
         while let running = syncTask {
-            _ = await running.result
+            // The server was just found unreachable or busy: report that rather than start another
+            // round of retries at once. The change is stored and goes out with the next sync.
+            if case .failure(let error) = await running.result, Self.isTransient(error) {
+                throw error
+            }
         }
         fillAutomaticFields(&state.wanted)
         guard state.isRegistered, state.wanted != state.acknowledged || revalidationDue else { return }
@@ -209,6 +213,13 @@ public actor HeraldClient {
         fields.appVersion = device.appVersion
         fields.osVersion = device.osVersion
         fields.deviceModel = device.deviceModel
+    }
+
+    static func isTransient(_ error: any Error) -> Bool {
+        switch error as? HeraldClientError {
+        case .unavailable, .rateLimited: return true
+        default: return false
+        }
     }
 
     func pathComponent(_ text: String) -> String {

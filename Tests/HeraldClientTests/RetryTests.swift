@@ -128,6 +128,25 @@ import Testing
         #expect(api.installation(relaunched.installationId)?["alias"] as? String == "kept")
     }
 
+    @Test func changesMadeWhileTheServerIsFailingDoNotStartAnotherRoundOfRetries() async throws {
+        let (server, api) = try makeFakeHerald()
+        defer { server.stop() }
+        let client = try makeClient(server: server, retry: RetryPolicy(maxAttempts: 2))
+        try await client.register(deviceToken: tokenData)
+        server.enqueue(.respond(status: 503), .respond(status: 503, delay: 0.3))
+
+        let first = Task { try await client.setAlias("a") }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        let second = Task { try await client.setUserId("u") }
+        await #expect(throws: HeraldClientError.self) { try await first.value }
+        await #expect(throws: HeraldClientError.self) { try await second.value }
+
+        #expect(server.requests.count == 3)
+        try await client.sync()
+        #expect(api.installation(client.installationId)?["alias"] as? String == "a")
+        #expect(api.installation(client.installationId)?["userId"] as? String == "u")
+    }
+
     @Test func clientErrorsAreNotRetried() async throws {
         let (server, _) = try makeFakeHerald()
         defer { server.stop() }
