@@ -17,9 +17,10 @@ extension HeraldClient {
     /// Call when the user opened a notification: from `userNotificationCenter(_:didReceive:)`, or with
     /// the launch options' remote notification when the app was launched by a tap (`coldLaunch`).
     ///
-    /// Tells the listeners (once per push, even when both paths deliver the same tap) and reports the
-    /// opening to the server (once per push and device; a failure to report is retried on the next open
-    /// of the same push and otherwise ignored, so it never blocks the app).
+    /// Tells the listeners (once per push, even when both paths deliver the same tap) and starts
+    /// reporting the opening to the server in the background (once per push and device; a report that
+    /// still fails after its retries is sent the next time the same push is opened). Returns once the
+    /// listeners have run, so the system's callback is not held up by the network.
     public func handleOpened(_ notification: PushNotification, actionIdentifier: String? = nil,
                              coldLaunch: Bool = false) async {
         let firstTime = notification.heraldPushId.map { dispatchedOpens.insert($0).inserted } ?? true
@@ -28,7 +29,9 @@ extension HeraldClient {
                 await listener.pushOpened(notification, actionIdentifier: actionIdentifier, coldLaunch: coldLaunch)
             }
         }
-        _ = try? await trackOpen(notification)
+        if notification.heraldPushId != nil {
+            Task { _ = try? await self.trackOpen(notification) }
+        }
     }
 
     /// Call when a push arrives while the app is in the foreground (`userNotificationCenter(_:willPresent:)`).

@@ -6,6 +6,34 @@ extension HeraldClient {
     /// add/remove. A 404 on either (installation deleted on the server) falls back to the full form.
     func performSync() async throws {
         defer { syncTask = nil }
+        do {
+            try await syncPass()
+        } catch HeraldClientError.rejected(let status, let code, let message, let field) where status == 400 || status == 422 {
+            discardRejectedChange(field: field)
+            throw HeraldClientError.rejected(status: status, code: code, message: message, field: field)
+        }
+    }
+
+    /// A change the server refuses as invalid would be refused again on every later sync: it is dropped
+    /// (the field goes back to what the server holds) so the other changes keep flowing. Fields the client
+    /// fills in itself (locale, versions, topic, environment) are left alone: they come from the device
+    /// and the configuration, and the error says which one to fix.
+    private func discardRejectedChange(field: String?) {
+        let root = field?.split(whereSeparator: { $0 == "." || $0 == "[" }).first.map(String.init)
+        let known = state.acknowledged ?? InstallationFields()
+        switch root {
+        case "tags", "add", "remove": state.wanted.tags = known.tags
+        case "alias": state.wanted.alias = known.alias
+        case "userId": state.wanted.userId = known.userId
+        case "properties": state.wanted.properties = known.properties
+        case "badge": state.wanted.badge = nil
+        case "deviceToken": state.wanted.deviceToken = known.deviceToken
+        default: return
+        }
+        try? persist()
+    }
+
+    private func syncPass() async throws {
         let wanted = state.wanted
         guard let acknowledged = state.acknowledged, !revalidationDue else {
             try await createOrUpdate(wanted)

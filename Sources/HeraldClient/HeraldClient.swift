@@ -30,7 +30,7 @@ public actor HeraldClient {
     var listeners = ListenerRegistry()
     var dispatchedOpens: Set<String> = []
 
-    /// The installation as the server last returned it (nil until a full registration in this process).
+    /// The installation as the server last returned it (nil until the server has answered a change in this process).
     public internal(set) var installation: Installation?
 
     /// Loads (or creates) the installation id and the synced state from `configuration.storage`.
@@ -97,7 +97,11 @@ public actor HeraldClient {
     /// app becomes active, so changes made offline go out.
     public func sync() async throws {
         while let running = syncTask {
-            _ = await running.result
+            // The server was just found unreachable or busy: report that rather than start another
+            // round of retries at once. The change is stored and goes out with the next sync.
+            if case .failure(let error) = await running.result, Self.isTransient(error) {
+                throw error
+            }
         }
         fillAutomaticFields(&state.wanted)
         guard state.isRegistered, state.wanted != state.acknowledged || revalidationDue else { return }
@@ -137,14 +141,14 @@ public actor HeraldClient {
 
     /// Replaces the installation's tags.
     public func setTags(_ tags: Set<String>) async throws {
-        try validate(tags)
+        try InstallationRules.validate(tags: tags)
         state.wanted.tagSet = tags
         try await persistAndSync()
     }
 
     /// Adds tags to the installation.
     public func addTags(_ tags: Set<String>) async throws {
-        try validate(tags)
+        try InstallationRules.validate(tags: tags)
         state.wanted.tagSet.formUnion(tags)
         try await persistAndSync()
     }
@@ -157,21 +161,23 @@ public actor HeraldClient {
 
     /// Sets the alias (e.g. the app's account name), or clears it with nil.
     public func setAlias(_ alias: String?) async throws {
-        try validate(alias, name: "alias")
+        try InstallationRules.validate(alias, name: "alias")
         state.wanted.alias = alias
         try await persistAndSync()
     }
 
     /// Sets the user id, or clears it with nil (on logout).
     public func setUserId(_ userId: String?) async throws {
-        try validate(userId, name: "userId")
+        try InstallationRules.validate(userId, name: "userId")
         state.wanted.userId = userId
         try await persistAndSync()
     }
 
-    /// Replaces all custom properties.
+    /// Replaces all custom properties: at most 64 keys whose values are strings, numbers, booleans or null.
     public func setProperties(_ properties: [String: JSONValue]) async throws {
-        state.wanted.properties = properties.isEmpty ? nil : properties
+        try InstallationRules.validate(properties: properties)
+        // Empty, not nil: the server clears properties on {} and ignores null.
+        state.wanted.properties = properties
         try await persistAndSync()
     }
 
@@ -202,22 +208,17 @@ public actor HeraldClient {
         let device = configuration.deviceInfo()
         fields.environment = configuration.environment
         fields.topic = configuration.topic
-        fields.locale = device.locale
+        fields.locale = InstallationRules.normalizedLocale(device.locale)
         fields.timeZone = device.timeZone
         fields.appVersion = device.appVersion
         fields.osVersion = device.osVersion
         fields.deviceModel = device.deviceModel
     }
 
-    private func validate(_ tags: Set<String>) throws {
-        for tag in tags where tag.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-            throw HeraldClientError.invalidArgument(name: "tag", reason: "tags must not be empty or blank (\(tags.sorted()))")
-        }
-    }
-
-    private func validate(_ text: String?, name: String) throws {
-        if let text, text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-            throw HeraldClientError.invalidArgument(name: name, reason: "use nil to clear it, not an empty string")
+    static func isTransient(_ error: any Error) -> Bool {
+        switch error as? HeraldClientError {
+        case .unavailable, .rateLimited: return true
+        default: return false
         }
     }
 

@@ -6,22 +6,37 @@ public struct Installation: Sendable, Equatable, Decodable {
     public var id: String
     /// The client-generated id (``HeraldClient/installationId``).
     public var installationId: String
+    /// The APNs device token, lowercase hex.
     public var deviceToken: String?
+    /// The APNs environment the token belongs to.
     public var environment: PushEnvironment?
+    /// The APNs topic (bundle id).
     public var topic: String?
+    /// The tags pushes can target.
     public var tags: [String]
+    /// The alias pushes can target.
     public var alias: String?
+    /// The app's user the installation belongs to.
     public var userId: String?
+    /// The locale identifier, e.g. "zh-Hans_CN".
     public var locale: String?
+    /// The IANA time zone.
     public var timeZone: String?
+    /// The badge count the server keeps for badge increments.
     public var badge: Int?
+    /// The app version.
     public var appVersion: String?
+    /// The OS version.
     public var osVersion: String?
+    /// The hardware model.
     public var deviceModel: String?
+    /// The app's custom properties.
     public var properties: [String: JSONValue]?
     /// False once the server stopped pushing to the token (APNs said it is no longer valid).
     public var active: Bool
+    /// When the server first registered the installation.
     public var createdAt: Date?
+    /// When the server last changed it.
     public var updatedAt: Date?
 
     private enum CodingKeys: String, CodingKey {

@@ -1,6 +1,7 @@
 /// A button shown with a notification, platform-neutral; on Apple platforms it becomes a
 /// `UNNotificationAction` (or `UNTextInputNotificationAction` when it asks for text).
 public struct NotificationAction: Sendable, Hashable {
+    /// How an action behaves when chosen.
     public struct Options: OptionSet, Sendable, Hashable {
         public let rawValue: Int
         public init(rawValue: Int) { self.rawValue = rawValue }
@@ -26,7 +27,9 @@ public struct NotificationAction: Sendable, Hashable {
     public var identifier: String
     /// The button title.
     public var title: String
+    /// How the action behaves.
     public var options: Options
+    /// Set to make the action ask for text (a reply field).
     public var textInput: TextInput?
 
     public init(identifier: String, title: String, options: Options = [], textInput: TextInput? = nil) {
@@ -40,6 +43,7 @@ public struct NotificationAction: Sendable, Hashable {
 /// A kind of notification and its actions, platform-neutral; on Apple platforms it becomes a
 /// `UNNotificationCategory`. A push selects it with `aps.category`.
 public struct NotificationCategory: Sendable, Hashable {
+    /// How the category's notifications behave.
     public struct Options: OptionSet, Sendable, Hashable {
         public let rawValue: Int
         public init(rawValue: Int) { self.rawValue = rawValue }
@@ -59,6 +63,7 @@ public struct NotificationCategory: Sendable, Hashable {
     public var actions: [NotificationAction]
     /// SiriKit intents the category relates to.
     public var intentIdentifiers: [String]
+    /// How the category's notifications behave.
     public var options: Options
 
     public init(identifier: String, actions: [NotificationAction], intentIdentifiers: [String] = [], options: Options = []) {

@@ -1,11 +1,15 @@
 /// The visible part of a push: `aps.alert`, given either as plain text (the body) or as an object.
 public struct PushAlert: Sendable, Equatable {
+    /// The title, shown in bold.
     public var title: String?
+    /// A second line under the title.
     public var subtitle: String?
+    /// The message.
     public var body: String?
     /// Localizable title: a key in the app's Localizable.strings, and its format arguments.
     public var titleLocKey: String?
     public var titleLocArgs: [String]?
+    /// Localizable subtitle: a key in the app's Localizable.strings, and its format arguments.
     public var subtitleLocKey: String?
     public var subtitleLocArgs: [String]?
     /// Localizable body: a key in the app's Localizable.strings, and its format arguments.

@@ -39,7 +39,7 @@ struct RetryingSender: Sendable {
                 throw HeraldClientError.rateLimited(retryAfter: wait)
             }
             guard attempt < policy.maxAttempts else { throw failure }
-            try await sleep(wait ?? policy.delay(afterAttempt: attempt))
+            try await sleep(wait ?? policy.jitteredDelay(afterAttempt: attempt))
             attempt += 1
         }
     }

@@ -91,7 +91,7 @@ import Testing
         try await client.setTags(["news", "sports"])
         try await client.setAlias("user_42")
         try await client.setUserId("u-42")
-        try await client.setProperty(["plan": "vip"], forKey: "account")
+        try await client.setProperty("vip", forKey: "plan")
         #expect(server.requests.isEmpty)
 
         try await client.register(deviceToken: tokenData)
@@ -101,7 +101,7 @@ import Testing
         #expect(body.strings("tags") == ["news", "sports"])
         #expect(body.string("alias") == "user_42")
         #expect(body.string("userId") == "u-42")
-        #expect((body["properties"] as? [String: Any])?["account"] as? [String: String] == ["plan": "vip"])
+        #expect((body["properties"] as? [String: Any])?["plan"] as? String == "vip")
         #expect(api.installation(client.installationId)?["alias"] as? String == "user_42")
     }
 

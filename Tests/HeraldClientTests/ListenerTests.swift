@@ -98,7 +98,10 @@ final class ForegroundOnlyListener: PushListener {
         await client.handleOpened(push, coldLaunch: true)
         await client.handleOpened(push, actionIdentifier: "VIEW_IDENTIFIER")
         #expect(listener.events == ["opened hello action=default cold=true"])
+        // The report runs in the background; asking again waits for it and does not send another.
+        #expect(try await client.trackOpen(push) == false)
         #expect(server.requests.filter { $0.path == "/v1/opens" }.count == 1)
+        #expect(await client.hasReportedOpen(pushId: "p1"))
     }
 
     @Test func anActionTapReachesListenersWithItsIdentifier() async throws {

@@ -128,6 +128,25 @@ import Testing
         #expect(api.installation(relaunched.installationId)?["alias"] as? String == "kept")
     }
 
+    @Test func changesMadeWhileTheServerIsFailingDoNotStartAnotherRoundOfRetries() async throws {
+        let (server, api) = try makeFakeHerald()
+        defer { server.stop() }
+        let client = try makeClient(server: server, retry: RetryPolicy(maxAttempts: 2))
+        try await client.register(deviceToken: tokenData)
+        server.enqueue(.respond(status: 503), .respond(status: 503, delay: 0.3))
+
+        let first = Task { try await client.setAlias("a") }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        let second = Task { try await client.setUserId("u") }
+        await #expect(throws: HeraldClientError.self) { try await first.value }
+        await #expect(throws: HeraldClientError.self) { try await second.value }
+
+        #expect(server.requests.count == 3)
+        try await client.sync()
+        #expect(api.installation(client.installationId)?["alias"] as? String == "a")
+        #expect(api.installation(client.installationId)?["userId"] as? String == "u")
+    }
+
     @Test func clientErrorsAreNotRetried() async throws {
         let (server, _) = try makeFakeHerald()
         defer { server.stop() }
@@ -140,6 +159,16 @@ import Testing
         }
         #expect(sleeper.delays.isEmpty)
         #expect(server.requests.count == 1)
+    }
+
+    @Test func jitterOnlyShortensDelaysAndByNoMoreThanItsFraction() {
+        let policy = RetryPolicy(maxAttempts: 5, initialDelay: 10, maxDelay: 100, jitter: 0.2)
+        #expect(policy.jitteredDelay(afterAttempt: 1, random: { 0 }) == 10)
+        #expect(policy.jitteredDelay(afterAttempt: 1, random: { 1 }) == 8)
+        #expect(policy.jitteredDelay(afterAttempt: 2, random: { 0.5 }) == 18)
+        let drawn = (0..<200).map { _ in RetryPolicy.default.jitteredDelay(afterAttempt: 3) }
+        #expect(drawn.allSatisfy { $0 > 3.2 - 1e-9 && $0 <= 4 })
+        #expect(Set(drawn).count > 1)
     }
 
     @Test func backoffIsCappedByTheMaximumDelay() {

@@ -5,16 +5,13 @@ import HeraldClient
 
 /// One client for the whole app. An actor: use it from any thread.
 let herald: HeraldClient = {
-    #if DEBUG
-    let environment = PushEnvironment.sandbox        // development-signed builds get sandbox tokens
-    #else
-    let environment = PushEnvironment.production     // TestFlight and App Store builds
-    #endif
     do {
         return try HeraldClient(configuration: .init(
             serverURL: URL(string: "https://push.example.com")!,
             clientKey: "ck_live_replace_me",
-            environment: environment,
+            // From the embedded provisioning profile: sandbox for development builds, production for
+            // TestFlight, ad hoc and App Store builds. No #if DEBUG to forget.
+            environment: .detect(),
             topic: Bundle.main.bundleIdentifier,
             storage: UserDefaultsStorage()))
     } catch {

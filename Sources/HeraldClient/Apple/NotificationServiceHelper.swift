@@ -17,9 +17,10 @@ import UserNotifications
 /// }
 /// ```
 public final class NotificationServiceHelper: @unchecked Sendable {
-    // @unchecked: `pending` is only read and cleared while holding `lock`; the handler is called once.
+    // @unchecked: `delivery` is only read and replaced while holding `lock`.
     private let lock = NSLock()
-    private var pending: (handler: (UNNotificationContent) -> Void, original: UNNotificationContent)?
+    private var delivery: AttachmentDelivery<UNNotificationContent>?
+    /// Finds and downloads the attachment.
     public let downloader: AttachmentDownloader
 
     public init(downloader: AttachmentDownloader) {
@@ -29,36 +30,29 @@ public final class NotificationServiceHelper: @unchecked Sendable {
     /// Starts the download; the content handler is called exactly once, from here or from
     /// ``serviceExtensionTimeWillExpire()``.
     public func didReceive(_ request: UNNotificationRequest, contentHandler: @escaping (UNNotificationContent) -> Void) {
+        let delivery = AttachmentDelivery(original: request.content, handler: contentHandler)
         lock.lock()
-        pending = (contentHandler, request.content)
+        self.delivery = delivery
         lock.unlock()
         let notification = PushNotification(userInfo: request.content.userInfo)
         let downloader = self.downloader
         Task {
-            let file = await downloader.downloadAttachment(for: notification)
-            self.deliver(with: file)
+            await delivery.run(notification, with: downloader) { original, file in
+                guard let content = original.mutableCopy() as? UNMutableNotificationContent,
+                      let attachment = try? UNNotificationAttachment(identifier: file.fileURL.lastPathComponent,
+                                                                     url: file.fileURL) else { return nil }
+                content.attachments = [attachment]
+                return content
+            }
         }
     }
 
     /// Delivers the unmodified content if the download has not finished.
     public func serviceExtensionTimeWillExpire() {
-        deliver(with: nil)
-    }
-
-    private func deliver(with file: DownloadedAttachment?) {
         lock.lock()
-        let taken = pending
-        pending = nil
+        let delivery = self.delivery
         lock.unlock()
-        guard let taken else { return }
-        guard let file,
-              let content = taken.original.mutableCopy() as? UNMutableNotificationContent,
-              let attachment = try? UNNotificationAttachment(identifier: file.fileURL.lastPathComponent, url: file.fileURL) else {
-            taken.handler(taken.original)
-            return
-        }
-        content.attachments = [attachment]
-        taken.handler(content)
+        delivery?.expire()
     }
 }
 #endif
