@@ -243,19 +243,64 @@ enum InstallationsGetCommand: Command {
 
 enum InstallationsImportCommand: Command {
     static let name = "installations import"
-    static let abstract = "Import installations from JSON lines or CSV (moving a registry in)."
-    static let usage = "FILE [--format jsonl|csv]"
-    static let options = ServerAccess.options + [.value("format", "jsonl|csv", "File format (default: from the file name).")]
+    static let abstract = "Import installations from JSON lines or CSV (moving a registry in), with progress."
+    static let usage = "FILE [--format jsonl|csv] [--chunk N]"
+    static let discussion = """
+    The file goes up in chunks (10,000 lines by default), so a large registry shows its progress and a
+    failure loses nothing already imported: running the same import again updates what is there (rows
+    match by installationId, then deviceToken). Rejected lines are listed with their line numbers.
+    """
+    static let options = ServerAccess.options + [
+        .value("format", "jsonl|csv", "File format (default: from the file name)."),
+        .value("chunk", "n", "Lines per request (default 10000)."),
+    ]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         guard let path = args.positionals.first, let data = FileManager.default.contents(atPath: path) else {
             throw UsageError("give a readable file: herald installations import FILE")
         }
         let format = args.value("format") ?? (path.hasSuffix(".csv") ? "csv" : "jsonl")
-        let reply = try await ServerAccess.api(args).call("POST", "/v1/installations/import?format=\(format)", body: [UInt8](data),
-                                                          contentType: format == "csv" ? "text/csv" : "application/x-ndjson")
-        print(JSONAPIClient.pretty(reply))
-        return 0
+        guard ["csv", "jsonl"].contains(format) else { throw UsageError("--format must be jsonl or csv") }
+        let chunkLines = max(1, try args.int("chunk") ?? 10_000)
+        var lines = [UInt8](data).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        if lines.last?.isEmpty == true { lines.removeLast() }
+        // CSV: every chunk carries the header, and line numbers count it once.
+        let header: ArraySlice<UInt8>? = format == "csv" ? lines.first : nil
+        let firstDataLine = header == nil ? 0 : 1
+        let api = try ServerAccess.api(args)
+        var created = 0, updated = 0, failed = 0
+        var errors: [String] = []
+        let started = Date()
+        var index = firstDataLine
+        while index < lines.count {
+            let end = min(lines.count, index + chunkLines)
+            var body: [UInt8] = []
+            if let header { body += header; body.append(UInt8(ascii: "\n")) }
+            for line in lines[index..<end] { body += line; body.append(UInt8(ascii: "\n")) }
+            let reply = try await api.call("POST", "/v1/installations/import?format=\(format)", body: body,
+                                           contentType: format == "csv" ? "text/csv" : "application/x-ndjson") as? [String: Any]
+            created += reply?["created"] as? Int ?? 0
+            updated += reply?["updated"] as? Int ?? 0
+            failed += reply?["failed"] as? Int ?? 0
+            for e in reply?["errors"] as? [[String: Any]] ?? [] where errors.count < 20 {
+                // The server numbers lines within the chunk (a CSV chunk's header is its line 1).
+                let local = e["line"] as? Int ?? 0
+                let fileLine = index + local - (header == nil ? 0 : 1)
+                errors.append("line \(fileLine): \(e["message"] ?? "")" + ((e["field"] as? String).map { " (\($0))" } ?? ""))
+            }
+            index = end
+            if Console.stderrIsTerminal && !args.has("json") {
+                let done = index - firstDataLine, total = lines.count - firstDataLine
+                let rate = Double(done) / max(0.001, Date().timeIntervalSince(started))
+                FileHandle.standardError.write(Data("\rimported \(done)/\(total) lines (\(Int(rate))/s)".utf8))
+            }
+        }
+        if Console.stderrIsTerminal && !args.has("json") { FileHandle.standardError.write(Data("\n".utf8)) }
+        let summary: [String: Any] = ["created": created, "updated": updated, "failed": failed, "errors": errors]
+        ServerAccess.output(args, summary) { _ in
+            (["created \(created), updated \(updated), failed \(failed)"] + errors.map { "  " + $0 }).joined(separator: "\n")
+        }
+        return failed == 0 ? 0 : 1
     }
 }
 

@@ -44,6 +44,22 @@ import HeraldServer
         #expect(await HeraldCommand.run(["apps", "create", "--name", "Second", "--topic", "com.example.two", "--server", url, "--api-key", admin]) == 0)
     }
 
+    @Test func aChunkedImportStoresEveryValidLineAndFailsOnTheBadOne() async throws {
+        let server = try await start()
+        defer { Task { await server.stop() } }
+        let url = "http://127.0.0.1:\(server.port)"
+        let master = try #require(server.bootstrap.masterKey), appID = try #require(server.bootstrap.appID)
+        let lines = (1...5).map { i in #"{"deviceToken":"\#(String(format: "%064x", i))","environment":"sandbox"}"# }
+            + [#"{"deviceToken":"not-hex","environment":"sandbox"}"#]
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("import-\(UUID().uuidString).jsonl").path
+        try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(await HeraldCommand.run(["installations", "import", file, "--chunk", "2", "--server", url, "--api-key", master]) == 1)
+        #expect(try await server.service.store.installationCount(appID: appID) == 5, "the five valid lines, in three requests")
+        // Importing the same file again updates instead of duplicating.
+        #expect(await HeraldCommand.run(["installations", "import", file, "--server", url, "--api-key", master]) == 1)
+        #expect(try await server.service.store.installationCount(appID: appID) == 5)
+    }
+
     @Test func serverErrorsAreReportedWithExitStatusOne() async throws {
         let server = try await start()
         defer { Task { await server.stop() } }
