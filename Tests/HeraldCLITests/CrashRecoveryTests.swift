@@ -65,7 +65,7 @@ import HeraldHTTP
                              "--data-dir", dir.appendingPathComponent("sim").path])
         defer { sim.stop() }
         let simAPI = API(client: HTTP1Client(host: "127.0.0.1", port: inspectPort), key: nil)
-        #expect(try await Self.waitUntil(seconds: 20) { try await simAPI.call("GET", "/health").0 == 200 })
+        #expect(try await Self.waitUntil(seconds: 60) { try await simAPI.call("GET", "/health").0 == 200 })
 
         // 600 phones with the app installed, and a signing key for the provider.
         let bundle = "com.example.crash"
@@ -84,7 +84,7 @@ import HeraldHTTP
                          "--delivery-poll-interval", "0.05"]
         var serve = try Child(serveArgs)
         let admin = API(client: HTTP1Client(host: "127.0.0.1", port: httpPort), key: adminKey)
-        #expect(try await Self.waitUntil(seconds: 20) { try await admin.call("GET", "/healthz").0 == 200 })
+        #expect(try await Self.waitUntil(seconds: 60) { try await admin.call("GET", "/healthz").0 == 200 })
         let app = try #require(try await admin.call("POST", "/v1/apps", ["name": "Crash", "topic": bundle]).1 as? [String: Any])
         let appID = try #require(app["id"] as? String)
         let master = API(client: admin.client, key: try #require((app["keys"] as? [String: Any])?["master"] as? String))
@@ -95,9 +95,9 @@ import HeraldHTTP
 
         // A rate-limited push, so the fan-out is still going when the process dies.
         let push = try #require(try await master.call("POST", "/v1/pushes", ["target": ["all": true], "content": ["alert": "once"],
-                                                                               "options": ["rateLimit": 150]]).1 as? [String: Any])
+                                                                               "options": ["rateLimit": 100]]).1 as? [String: Any])
         let pushID = try #require(push["id"] as? String)
-        #expect(try await Self.waitUntil(seconds: 30) {
+        #expect(try await Self.waitUntil(seconds: 60) {
             let accepted = (try await simAPI.call("GET", "/stats").1 as? [String: Any])?["accepted"] as? Int ?? 0
             return accepted >= 100
         })
