@@ -53,15 +53,18 @@ enum EndpointOptions {
     }
 
     static func environment(_ args: ParsedArguments) throws -> APNSEnvironment {
-        if let hostPort = args.value("host") {
-            guard let colon = hostPort.lastIndex(of: ":"), let port = Int(hostPort[hostPort.index(after: colon)...]) else {
-                throw UsageError("--host must be host:port, got \"\(hostPort)\"")
-            }
-            return .custom(host: String(hostPort[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port)
-        }
+        if let hostPort = args.value("host") { return try endpoint(hostPort, name: "--host") }
         if args.has("sandbox") && args.has("production") { throw UsageError("give --sandbox or --production, not both") }
         let env: APNSEnvironment = args.has("sandbox") ? .sandbox : .production
         return args.has("alt-port") ? env.usingAlternativePort : env
+    }
+
+    /// `host:port` (IPv6 in brackets) as an APNs endpoint; `name` says which setting it came from.
+    static func endpoint(_ text: String, name: String) throws -> APNSEnvironment {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
+            throw UsageError("\(name) must be host:port, got \"\(text)\"")
+        }
+        return .custom(host: String(text[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port)
     }
 
     static func configuration(_ args: ParsedArguments, credentials: APNSCredentials) throws -> APNSClient.Configuration {

@@ -90,6 +90,11 @@ struct ServeSettings {
             guard let n = Int(v), range.contains(n) else { throw UsageError("\(key) must be a number in \(range), got \"\(v)\"") }
             return n
         }
+        func bool(_ key: String) throws -> Bool? {
+            guard let v = take(key) else { return nil }
+            guard let b = Bool(v) else { throw UsageError("\(key) must be true or false, got \"\(v)\"") }
+            return b
+        }
         host = take("http.host") ?? host
         port = try int("http.port", 0...65535) ?? port
         dataDirectory = take("data.dir") ?? dataDirectory
@@ -97,23 +102,13 @@ struct ServeSettings {
             guard let parsed = Log.Format(rawValue: f) else { throw UsageError("log.format must be text or json, got \"\(f)\"") }
             logFormat = parsed
         }
-        if let e = take("simulator.enabled") {
-            guard let b = Bool(e) else { throw UsageError("simulator.enabled must be true or false, got \"\(e)\"") }
-            simulatorEnabled = b
-        }
-        if let e = take("simulator.acceptAll") {
-            guard let b = Bool(e) else { throw UsageError("simulator.acceptAll must be true or false, got \"\(e)\"") }
-            simulatorAcceptAll = b
-        }
+        simulatorEnabled = try bool("simulator.enabled") ?? simulatorEnabled
+        simulatorAcceptAll = try bool("simulator.acceptAll") ?? simulatorAcceptAll
         simulatorPort = try int("simulator.port", 0...65535) ?? simulatorPort
         simulatorInspectionPort = try int("simulator.inspectionPort", 0...65535) ?? simulatorInspectionPort
         defaultBundleID = take("default.bundleId") ?? defaultBundleID
         func endpoint(_ key: String) throws -> APNSEnvironment? {
-            guard let v = take(key) else { return nil }
-            guard let colon = v.lastIndex(of: ":"), let p = Int(v[v.index(after: colon)...]), (1...65535).contains(p) else {
-                throw UsageError("\(key) must be host:port, got \"\(v)\"")
-            }
-            return .custom(host: String(v[..<colon]), port: p)
+            try take(key).map { try EndpointOptions.endpoint($0, name: key) }
         }
         apns.sandbox = try endpoint("apns.sandboxEndpoint") ?? apns.sandbox
         apns.production = try endpoint("apns.productionEndpoint") ?? apns.production

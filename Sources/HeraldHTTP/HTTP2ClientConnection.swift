@@ -359,11 +359,3 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
         tickTimer = loop.schedule(after: .milliseconds(250)) { [self] in tick() }
     }
 }
-
-extension Duration {
-    /// Whole nanoseconds (negative durations count as zero).
-    public var nanosecondsValue: UInt64 {
-        let (s, atto) = components
-        return UInt64(max(0, s)) * 1_000_000_000 + UInt64(max(0, atto) / 1_000_000_000)
-    }
-}

@@ -119,7 +119,7 @@ public final class EventLoop: @unchecked Sendable {
     @discardableResult
     public func schedule(after delay: Duration, _ body: @escaping () -> Void) -> TimerID {
         precondition(inLoop)
-        return timers.add(deadline: MonotonicTime.now + delay.nanoseconds, body)
+        return timers.add(deadline: MonotonicTime.now + delay.nanosecondsValue, body)
     }
 
     public func cancelTimer(_ id: TimerID) {
@@ -179,7 +179,8 @@ public final class EventLoop: @unchecked Sendable {
 }
 
 extension Duration {
-    var nanoseconds: UInt64 {
+    /// Whole nanoseconds (negative durations count as zero), for deadlines on `MonotonicTime`.
+    public var nanosecondsValue: UInt64 {
         let (s, atto) = components
         return UInt64(max(0, s)) * 1_000_000_000 + UInt64(max(0, atto) / 1_000_000_000)
     }
