@@ -464,7 +464,7 @@ def row_simulator(key, cert, counting, validating):
     for c, s in [(4, 100)]:
         pair(f"2 simulator validating+JWT {c}x{s} vs counting", 0.7,
              lambda: h2load(f"https://{validating.host}/3/device/{token}", SIM_CLIENT_N, c, s, auth),
-             lambda: h2load(f"https://{counting.host}/3/device/{TOKEN}", SIM_CLIENT_N, c, s), "counting")
+             lambda: h2load(f"https://{counting.host}/3/device/{token}", SIM_CLIENT_N, c, s, auth), "counting")
 
 
 def import_file(n, part):

@@ -189,14 +189,20 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
             waitingHead += 1
             if s.done { continue }
             let userData = Unmanaged.passUnretained(s as HTTP2Stream).toOpaque()
-            let id: Int32 = withRequestHeaderBlock(method: s.request.method, scheme: scheme, authority: authority,
-                                                   path: s.request.path, headers: s.request.headers) { nva, count in
-                if s.request.body.isEmpty {
-                    return nghttp2_submit_request(session, nil, nva, count, nil, userData)
+            let id: Int32 = withHeaderBlock { block in
+                block.add(":method", s.request.method)
+                block.add(":scheme", scheme)
+                block.add(":authority", authority)
+                block.add(":path", s.request.path)
+                for h in s.request.headers { block.add(h.name, h.value) }
+                return block.withNV { nva, count in
+                    if s.request.body.isEmpty {
+                        return nghttp2_submit_request(session, nil, nva, count, nil, userData)
+                    }
+                    s.outbound = s.request.body
+                    var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: HTTP2Endpoint.bodyProvider)
+                    return nghttp2_submit_request(session, nil, nva, count, &provider, userData)
                 }
-                s.outbound = s.request.body
-                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: HTTP2Endpoint.bodyProvider)
-                return nghttp2_submit_request(session, nil, nva, count, &provider, userData)
             }
             if id < 0 {
                 complete(s, .failure(.notProcessed("nghttp2 refused the request: \(String(cString: nghttp2_strerror(id)))")))

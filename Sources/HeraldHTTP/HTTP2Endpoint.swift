@@ -12,6 +12,7 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
     var streams: [Int32: HTTP2Stream] = [:]
     private var flushScheduled = false
     private var sendBuffer: [UInt8] = []
+    private var receivedHeaders = HeaderInterner()
 
     init(loop: EventLoop) { self.loop = loop }
 
@@ -44,12 +45,20 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
             guard let s = me.streamObject(session, frame!.pointee.hd.stream_id) else { return 0 }
             let nameBytes = UnsafeBufferPointer(start: name, count: namelen)
             let valueBytes = UnsafeBufferPointer(start: value, count: valuelen)
-            if namelen == 7 && nameBytes.elementsEqual(HTTP2Endpoint.statusName) {
-                s.status = valueBytes.reduce(0) { $0 * 10 + Int($1 &- 48) }
+            if namelen > 0 && nameBytes[0] == UInt8(ascii: ":") {
+                if nameBytes.elementsEqual(HTTP2Endpoint.statusName) {
+                    s.status = valueBytes.reduce(0) { $0 * 10 + Int($1 &- 48) }
+                } else if !me.keepsHeader(nameBytes) {
+                    return 0
+                } else if nameBytes.elementsEqual(HTTP2Endpoint.methodName) {
+                    s.method = me.receivedHeaders.field(name: nameBytes, value: valueBytes).value
+                } else if nameBytes.elementsEqual(HTTP2Endpoint.pathName) {
+                    s.path = me.receivedHeaders.field(name: nameBytes, value: valueBytes).value
+                }
                 return 0
             }
             guard me.keepsHeader(nameBytes) else { return 0 }
-            s.headers.append((String(decoding: nameBytes, as: UTF8.self), String(decoding: valueBytes, as: UTF8.self)))
+            s.headers.append(me.receivedHeaders.field(name: nameBytes, value: valueBytes))
             return 0
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { session, _, streamID, data, len, user in
@@ -88,6 +97,8 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
     }
 
     static let statusName = Array(":status".utf8)
+    static let methodName = Array(":method".utf8)
+    static let pathName = Array(":path".utf8)
 
     /// Set when the socket is gone. A handler may close the connection (a fault, GOAWAY, an error) while
     /// nghttp2 is still inside `mem_recv` with more frames of the same read; from then on callbacks only
@@ -136,72 +147,16 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
         return n
     }
 
-    /// Builds an `nghttp2_nv` array over `fields` for the duration of `body`. The byte and nv buffers are
-    /// reused across calls (nghttp2 copies header blocks on submit), so a request costs no allocation here.
-    func withHeaderBlock<T>(_ fields: [(name: String, value: String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> T) -> T {
-        headerBytes.removeAll(keepingCapacity: true)
-        headerSpans.removeAll(keepingCapacity: true)
-        for f in fields {
-            let n0 = headerBytes.count
-            headerBytes.append(contentsOf: f.name.utf8)
-            let v0 = headerBytes.count
-            headerBytes.append(contentsOf: f.value.utf8)
-            headerSpans.append((n0, v0 - n0, v0, headerBytes.count - v0))
-        }
-        return headerBytes.withUnsafeMutableBufferPointer { buffer in
-            let base = buffer.baseAddress!
-            headerNV.removeAll(keepingCapacity: true)
-            for s in headerSpans {
-                headerNV.append(nghttp2_nv(name: base + s.0, value: base + s.2, namelen: s.1, valuelen: s.3,
-                                           flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
-            }
-            return headerNV.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
-        }
+    /// Builds a header block in the connection's reused buffers and hands it to `body` (see `HeaderBlock`).
+    func withHeaderBlock<T>(_ body: (inout HeaderBlock) -> T) -> T {
+        var block = HeaderBlock()
+        swap(&block, &headerBlock)
+        defer { swap(&block, &headerBlock) }
+        block.reset()
+        return body(&block)
     }
 
-    /// `withHeaderBlock` for a request: the pseudo-headers, then `headers`, without an intermediate array.
-    func withRequestHeaderBlock<T>(method: String, scheme: String, authority: String, path: String,
-                                   headers: [(name: String, value: String)],
-                                   _ body: (UnsafePointer<nghttp2_nv>, Int) -> T) -> T {
-        var bytes = headerBytes
-        var spans = headerSpans
-        headerBytes = []
-        headerSpans = []
-        bytes.removeAll(keepingCapacity: true)
-        spans.removeAll(keepingCapacity: true)
-        func add(_ name: String, _ value: String) {
-            let n0 = bytes.count
-            bytes.append(contentsOf: name.utf8)
-            let v0 = bytes.count
-            bytes.append(contentsOf: value.utf8)
-            spans.append((n0, v0 - n0, v0, bytes.count - v0))
-        }
-        add(":method", method)
-        add(":scheme", scheme)
-        add(":authority", authority)
-        add(":path", path)
-        for h in headers { add(h.name, h.value) }
-        var nv = headerNV
-        headerNV = []
-        nv.removeAll(keepingCapacity: true)
-        defer {
-            headerBytes = bytes
-            headerSpans = spans
-            headerNV = nv
-        }
-        return bytes.withUnsafeMutableBufferPointer { buffer in
-            let base = buffer.baseAddress!
-            let flags = UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
-            for s in spans {
-                nv.append(nghttp2_nv(name: base + s.0, value: base + s.2, namelen: s.1, valuelen: s.3, flags: flags))
-            }
-            return nv.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
-        }
-    }
-
-    private var headerBytes: [UInt8] = []
-    private var headerSpans: [(Int, Int, Int, Int)] = []
-    private var headerNV: [nghttp2_nv] = []
+    private var headerBlock = HeaderBlock()
 
     // MARK: I/O
 

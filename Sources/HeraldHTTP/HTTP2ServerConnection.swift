@@ -16,6 +16,7 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
     /// The delegate's per-connection state.
     public var context: AnyObject?
     let delegate: HTTP2ServerDelegate
+    let responderLink = ResponderLink()
     let maxConcurrentStreams: UInt32
     private var closing = false
 
@@ -26,6 +27,7 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
         self.delegate = delegate
         self.maxConcurrentStreams = maxConcurrentStreams
         super.init(loop: loop)
+        responderLink.connection = self
     }
 
     override func sessionReady() {
@@ -87,6 +89,7 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
 
     override func beginHeaders(streamID: Int32) {
         let s = HTTP2Stream(id: streamID)
+        if fixedResponse == nil { s.headers.reserveCapacity(8) }
         streams[streamID] = s
         nghttp2_session_set_stream_user_data(session, streamID, Unmanaged.passUnretained(s).toOpaque())
     }
@@ -96,18 +99,7 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
               type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
               let s = streams[streamID] else { return }
         if let fixedResponse { return respondFixed(fixedResponse, to: s) }
-        var method = "", path = ""
-        var headers: [(name: String, value: String)] = []
-        headers.reserveCapacity(s.headers.count)
-        for h in s.headers {
-            switch h.name {
-            case ":method": method = h.value
-            case ":path": path = h.value
-            case ":scheme", ":authority": break
-            default: headers.append(h)
-            }
-        }
-        let request = HTTPRequest(method: method, target: path, headers: HTTPHeaders(headers), body: s.body, remoteAddress: remoteAddress)
+        let request = HTTPRequest(method: s.method, target: s.path, headers: HTTPHeaders(s.headers), body: s.body, remoteAddress: remoteAddress)
         s.headers = []
         s.body = []
         delegate.handle(request, on: self, responder: HTTP2Responder(connection: self, streamID: streamID))
@@ -119,6 +111,7 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
 
     override func connectionClosed(error: IOError?) {
         streams.removeAll()
+        responderLink.connection = nil
         delegate.connectionClosed(self)
     }
 
@@ -135,16 +128,17 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
 
     func respond(streamID: Int32, _ response: HTTPResponse) {
         guard let session, let s = streams[streamID] else { return }
-        var fields: [(name: String, value: String)] = [(":status", String(response.status))]
-        fields.reserveCapacity(response.headers.fields.count + 1)
-        for h in response.headers.fields { fields.append((h.name.lowercased(), h.value)) }
-        let rc: Int32 = withHeaderBlock(fields) { nva, count in
-            if response.body.isEmpty {
-                return nghttp2_submit_response(session, streamID, nva, count, nil)
+        let rc: Int32 = withHeaderBlock { block in
+            block.add(":status", String(response.status))
+            for h in response.headers.fields { block.add(h.name, h.value, lowercasingName: true) }
+            return block.withNV { nva, count in
+                if response.body.isEmpty {
+                    return nghttp2_submit_response(session, streamID, nva, count, nil)
+                }
+                s.outbound = response.body
+                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: HTTP2Endpoint.bodyProvider)
+                return nghttp2_submit_response(session, streamID, nva, count, &provider)
             }
-            s.outbound = response.body
-            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: HTTP2Endpoint.bodyProvider)
-            return nghttp2_submit_response(session, streamID, nva, count, &provider)
         }
         if rc == 0 { scheduleFlush() }
     }
@@ -152,12 +146,12 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
 
 /// Answers one request. Sendable: call `respond` once, from any thread, now or later.
 public struct HTTP2Responder: Sendable {
-    private weak var connection: HTTP2ServerConnection?
+    private let link: ResponderLink
     private let loop: EventLoop
     private let streamID: Int32
 
     init(connection: HTTP2ServerConnection, streamID: Int32) {
-        self.connection = connection
+        self.link = connection.responderLink
         self.loop = connection.loop
         self.streamID = streamID
     }
@@ -165,17 +159,20 @@ public struct HTTP2Responder: Sendable {
     public func respond(_ response: HTTPResponse) {
         let id = streamID
         if loop.inLoop {
-            connection?.respond(streamID: id, response)
+            link.connection?.respond(streamID: id, response)
         } else {
-            let weakBox = WeakConnection(connection)
-            loop.execute { weakBox.value?.respond(streamID: id, response) }
+            let link = link
+            loop.execute { link.connection?.respond(streamID: id, response) }
         }
     }
 }
 
-private struct WeakConnection: @unchecked Sendable {
-    weak var value: HTTP2ServerConnection?
-    init(_ value: HTTP2ServerConnection?) { self.value = value }
+/// How responders reach their connection: a strong reference the connection clears when it closes.
+/// Not a weak reference: an object that is weakly referenced anywhere gets a side table, and from then on
+/// every retain and release of it (several per request) takes the runtime's slow path.
+/// Read and written only on the connection's loop.
+final class ResponderLink: @unchecked Sendable {
+    var connection: HTTP2ServerConnection?
 }
 
 /// An `HTTP2FixedResponse` encoded once: the header bytes every answer shares, plus room for the echoed value.

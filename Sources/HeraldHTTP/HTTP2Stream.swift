@@ -5,6 +5,10 @@ class HTTP2Stream: @unchecked Sendable {
     let id: Int32
     /// `:status` of a response, parsed without building strings.
     var status = 0
+    /// `:method` and `:path` of a request; the other pseudo-headers are not kept.
+    var method = ""
+    var path = ""
+    /// Regular fields only.
     var headers: [(name: String, value: String)] = []
     var body: [UInt8] = []
     var outbound: [UInt8] = []

@@ -19,7 +19,8 @@ final class APNSIDGenerator: Sendable {
     private static let digits = Array("0123456789abcdef".utf8)
 
     static func format(_ high: UInt64, _ low: UInt64) -> String {
-        String(unsafeUninitializedCapacity: 36) { out in
+        let digits = Self.digits  // once: a static read inside the loop costs a swift_once per digit
+        return String(unsafeUninitializedCapacity: 36) { out in
             var i = 0
             for nibble in 0..<32 {
                 if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {

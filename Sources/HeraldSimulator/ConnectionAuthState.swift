@@ -19,6 +19,12 @@ public final class ConnectionAuthState {
     private(set) var teamID: String?
     private(set) var currentToken: String?
     private(set) var currentTokenSince: Date?
+    /// The `authorization` header of the last request that authenticated, its verified claims and the
+    /// authenticator's key generation then. A connection repeats one header for 20–60 minutes, so later
+    /// requests skip parsing and the shared verdict cache; time-dependent rules still run every request.
+    var lastAuthorization: String?
+    var lastVerified: ProviderTokenAuthenticator.VerifiedToken?
+    var lastVerifiedGeneration = 0
     /// Streams this connection carried (for GOAWAY-after-N).
     var requestCount = 0
     /// A GOAWAY was decided (fault) / written (transport); each happens once per connection.

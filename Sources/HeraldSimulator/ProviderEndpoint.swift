@@ -57,6 +57,7 @@ public final class ProviderEndpoint: Sendable {
     /// `process` behind the fault injector, plus GOAWAY-after-N and the stream-limit override.
     public func handle(request: HTTPRequest, connection: ConnectionAuthState, now: Date) -> Action {
         connection.requestCount += 1
+        guard state.hasFaults else { return .respond(process(request: request, connection: connection, now: now)) }
         let faults = state.faultConfiguration
         if let limit = faults.maxConcurrentStreamsOverride { connection.pendingMaxConcurrentStreams = limit }
         if let n = faults.goAwayAfterStreams, connection.requestCount >= n, !connection.goAwayScheduled {
@@ -101,9 +102,8 @@ public final class ProviderEndpoint: Sendable {
     // MARK: responses
 
     private func success(apnsID: String, environment: PushEnvironment) -> HTTPResponse {
-        var headers: HTTPHeaders = ["apns-id": apnsID]
-        if environment == .sandbox, configuration.sandboxUniqueID { headers.add("apns-unique-id", ids.next()) }
-        return HTTPResponse(status: 200, headers: headers)
+        guard environment == .sandbox, configuration.sandboxUniqueID else { return HTTPResponse(status: 200, headers: ["apns-id": apnsID]) }
+        return HTTPResponse(status: 200, headers: ["apns-id": apnsID, "apns-unique-id": ids.next()])
     }
 
     private func reject(_ rejection: Rejection, apnsID: String, timestamp: Date? = nil) -> HTTPResponse {
@@ -123,17 +123,23 @@ public final class ProviderEndpoint: Sendable {
         }
     }
 
-    private static let devicePrefix = "/3/device/"
+    private static let devicePrefix = Array("/3/device/".utf8)
+
+    private static func containsSlash(_ text: Substring) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { memchr($0.baseAddress!, 0x2F, $0.count) != nil }
+            ?? text.utf8.contains(0x2F)
+    }
     func validate(_ request: HTTPRequest, connection: ConnectionAuthState, now: Date) -> Result<SimulatedNotification, Failure> {
         let h = ProviderHeaders(request.headers)
         // 1. method
         guard request.method == "POST" else { return .failure(Failure(.methodNotAllowed)) }
         // 2. path
+        // Bytes, not Characters, from here on: this runs for every request.
         let path = request.path
-        guard path.hasPrefix(Self.devicePrefix) else { return .failure(Failure(.badPath)) }
-        let tokenText = path.dropFirst(Self.devicePrefix.count)
+        guard path.utf8.starts(with: Self.devicePrefix) else { return .failure(Failure(.badPath)) }
+        let tokenText = Substring(path.utf8.dropFirst(Self.devicePrefix.count))
         if tokenText.isEmpty { return .failure(Failure(.missingDeviceToken)) }
-        if tokenText.contains("/") { return .failure(Failure(.badPath)) }
+        if Self.containsSlash(tokenText) { return .failure(Failure(.badPath)) }
         // 3. duplicate headers
         if h.hasDuplicate { return .failure(Failure(.duplicateHeaders)) }
         // 4. apns-id
@@ -211,21 +217,44 @@ public final class ProviderEndpoint: Sendable {
             guard identity.topics.contains(topic) else { return .failure(Failure(.badTopic)) }
             return .success(topic)
         case .providerToken:
-            guard let authorization = h.authorization, authorization.utf8.count > 7,
-                  authorization.prefix(7).lowercased() == "bearer " else { return .failure(Failure(.missingProviderToken)) }
-            let jwt = Self.trimmingSpaces(authorization.dropFirst(7))
-            guard !jwt.isEmpty else { return .failure(Failure(.missingProviderToken)) }
-            guard let verified = authenticator.verify(jwt) else { return .failure(Failure(.invalidProviderToken)) }
-            if let env = verified.key.environment, env != connection.environment { return .failure(Failure(.badEnvironmentKeyIdInToken)) }
-            if now.timeIntervalSince(verified.issuedAt) > configuration.providerTokenLifetime { return .failure(Failure(.expiredProviderToken)) }
-            if let rejection = connection.adopt(token: jwt, teamID: verified.teamID, now: now,
-                                                minimumInterval: configuration.providerTokenMinimumUpdateInterval) {
-                return .failure(Failure(rejection))
+            let verified: ProviderTokenAuthenticator.VerifiedToken
+            switch verifyProviderToken(h.authorization, connection: connection, now: now) {
+            case let .failure(f): return .failure(f)
+            case let .success(v): verified = v
             }
             guard let topic = topicHeader else { return .failure(Failure(.missingTopic)) }
-            let bundleID = PushTypeRule.split(topic: topic).bundleID
-            if let allowed = verified.key.bundleIDs, !allowed.contains(bundleID) { return .failure(Failure(.topicDisallowed)) }
+            if let allowed = verified.key.bundleIDs, !allowed.contains(PushTypeRule.split(topic: topic).bundleID) {
+                return .failure(Failure(.topicDisallowed))
+            }
             return .success(topic)
         }
+    }
+
+    /// Step 5 for token auth: the `authorization` header's provider token, verified and adopted by the
+    /// connection. The header the connection last authenticated with skips parsing and verification
+    /// (until keys change); its age is still checked on every request.
+    private func verifyProviderToken(_ authorization: String?, connection: ConnectionAuthState,
+                                     now: Date) -> Result<ProviderTokenAuthenticator.VerifiedToken, Failure> {
+        guard let authorization else { return .failure(Failure(.missingProviderToken)) }
+        let generation = authenticator.generation
+        if authorization == connection.lastAuthorization, generation == connection.lastVerifiedGeneration,
+           let cached = connection.lastVerified {
+            if now.timeIntervalSince(cached.issuedAt) > configuration.providerTokenLifetime { return .failure(Failure(.expiredProviderToken)) }
+            return .success(cached)
+        }
+        guard authorization.utf8.count > 7, authorization.prefix(7).lowercased() == "bearer " else { return .failure(Failure(.missingProviderToken)) }
+        let jwt = Self.trimmingSpaces(authorization.dropFirst(7))
+        guard !jwt.isEmpty else { return .failure(Failure(.missingProviderToken)) }
+        guard let verified = authenticator.verify(jwt) else { return .failure(Failure(.invalidProviderToken)) }
+        if let env = verified.key.environment, env != connection.environment { return .failure(Failure(.badEnvironmentKeyIdInToken)) }
+        if now.timeIntervalSince(verified.issuedAt) > configuration.providerTokenLifetime { return .failure(Failure(.expiredProviderToken)) }
+        if let rejection = connection.adopt(token: jwt, teamID: verified.teamID, now: now,
+                                            minimumInterval: configuration.providerTokenMinimumUpdateInterval) {
+            return .failure(Failure(rejection))
+        }
+        connection.lastAuthorization = authorization
+        connection.lastVerified = verified
+        connection.lastVerifiedGeneration = generation
+        return .success(verified)
     }
 }

@@ -23,20 +23,23 @@ struct ProviderHeaders {
         for field in headers.fields {
             // HTTP/2 names arrive lowercase; only HTTP/1-style names pay for lowercasing.
             let name = field.name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? field.name.lowercased() : field.name
-            switch name {
-            case "apns-id": set(&apnsID, field.value)
-            case "apns-expiration": set(&expiration, field.value)
-            case "apns-priority": set(&priority, field.value)
-            case "apns-topic": set(&topic, field.value)
-            case "apns-push-type": set(&pushType, field.value)
-            case "apns-collapse-id": set(&collapseID, field.value)
-            case "authorization": set(&authorization, field.value)
-            case "content-length": contentLength += 1
-            case "content-type": contentType += 1
+            // By length first: a string switch would compare every name against every case.
+            switch name.utf8.count {
+            case 7 where name == "apns-id": set(&apnsID, field.value)
+            case 10 where name == "apns-topic": set(&topic, field.value)
+            case 12 where name == "content-type": contentType += 1
+            case 13 where name == "authorization": set(&authorization, field.value)
+            case 13 where name == "apns-priority": set(&priority, field.value)
+            case 14 where name == "apns-push-type": set(&pushType, field.value)
+            case 14 where name == "content-length": contentLength += 1
+            case 15 where name == "apns-expiration": set(&expiration, field.value)
+            case 16 where name == "apns-collapse-id": set(&collapseID, field.value)
             default: break
             }
-            if name.hasPrefix("apns-") { recorded[name] = field.value }
+            if name.utf8.starts(with: Self.apnsPrefix) { recorded[name] = field.value }
         }
         hasDuplicate = duplicate || contentLength > 1 || contentType > 1
     }
+
+    private static let apnsPrefix = Array("apns-".utf8)
 }

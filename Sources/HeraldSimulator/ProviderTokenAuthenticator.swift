@@ -26,6 +26,10 @@ final class ProviderTokenAuthenticator: Sendable {
     }
 
     private let state = Mutex(State())
+    /// `State.generation`, readable without the lock: connections compare it with the generation their
+    /// own cached verdict was made under.
+    private let generationCounter = Atomic<Int>(0)
+    var generation: Int { generationCounter.load(ordering: .acquiring) }
     /// Bounds the cache; when full it is cleared (tokens are long-lived, so misses stay rare).
     private let cacheLimit: Int
 
@@ -36,6 +40,7 @@ final class ProviderTokenAuthenticator: Sendable {
             $0.keys[key.keyID] = key
             $0.verdicts = [:]
             $0.generation += 1
+            generationCounter.store($0.generation, ordering: .releasing)
         }
     }
 
@@ -44,6 +49,7 @@ final class ProviderTokenAuthenticator: Sendable {
         state.withLock {
             $0.verdicts = [:]
             $0.generation += 1
+            generationCounter.store($0.generation, ordering: .releasing)
             return $0.keys.removeValue(forKey: keyID) != nil
         }
     }

@@ -24,15 +24,22 @@ struct PushTypeRule: Sendable {
 
     static let byName: [String: PushTypeRule] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
 
+    private static let alert = byName["alert"]!
+
     /// Suffixes longest first so `.push-type.liveactivity` is not mistaken for a bare bundle id.
     private static let suffixed: [PushTypeRule] = all.filter { ($0.topicSuffix ?? "").isEmpty == false }
         .sorted { $0.topicSuffix!.count > $1.topicSuffix!.count }
 
     /// The push type a topic implies when `apns-push-type` is absent, and the bundle id it names.
     static func split(topic: String) -> (rule: PushTypeRule, bundleID: String) {
-        for rule in suffixed where topic.hasSuffix(rule.topicSuffix!) && topic.count > rule.topicSuffix!.count {
-            return (rule, String(topic.dropLast(rule.topicSuffix!.count)))
+        // Byte comparisons: this runs for every request the simulator validates.
+        let bytes = topic.utf8
+        for rule in suffixed {
+            let suffix = rule.topicSuffix!.utf8
+            if bytes.count > suffix.count, bytes.reversed().starts(with: suffix.reversed()) {
+                return (rule, String(topic.utf8.dropLast(suffix.count))!)
+            }
         }
-        return (byName["alert"]!, topic)
+        return (alert, topic)
     }
 }

@@ -89,17 +89,31 @@ public struct DeviceTokenRule: Sendable, Equatable, Codable {
     }
 
     /// The lowercase form of `text` if it is a well-formed token under this rule.
-    func normalize<S: StringProtocol>(_ text: S) -> String? {
-        let utf8 = text.utf8
-        guard utf8.count % 2 == 0, acceptedByteCounts.contains(utf8.count / 2) else { return nil }
+    func normalize(_ text: String) -> String? { normalize(text[...]) }
+
+    func normalize(_ text: Substring) -> String? {
+        var text = text
+        let count = text.utf8.count
+        guard count % 2 == 0, acceptedByteCounts.contains(count / 2) else { return nil }
+        // Over contiguous bytes: every validated request checks its token here.
+        switch text.withUTF8(scan) {
+        case .invalid: return nil
+        case .lowercase: return String(text)
+        case .mixedCase: return text.lowercased()
+        }
+    }
+
+    private enum Scan { case invalid, lowercase, mixedCase }
+
+    private func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> Scan {
         var sawUpper = false
-        for c in utf8 {
+        for c in bytes {
             switch c {
             case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): continue
             case UInt8(ascii: "A")...UInt8(ascii: "F") where acceptsUppercase: sawUpper = true
-            default: return nil
+            default: return .invalid
             }
         }
-        return sawUpper ? text.lowercased() : String(text)
+        return sawUpper ? .mixedCase : .lowercase
     }
 }

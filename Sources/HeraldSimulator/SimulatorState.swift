@@ -36,6 +36,7 @@ final class SimulatorState: Sendable {
         registry.lowPriority = configuration.lowPriorityDelivery
         registry.defaultStorageTime = configuration.defaultStorageTime
         inner = Mutex(Inner(registry: registry, faults: FaultInjector(configuration.faults)))
+        faultsConfigured.store(Self.configuresFaults(configuration.faults), ordering: .releasing)
         rateLimit = configuration.perDeviceRateLimit
         self.onRegistryChange = onRegistryChange
     }
@@ -63,6 +64,14 @@ final class SimulatorState: Sendable {
     }
     var snapshot: DeviceRegistry.Snapshot { inner.withLock { $0.registry.snapshot } }
     var faultConfiguration: FaultConfiguration { inner.withLock { $0.faults.configuration } }
+    /// False while no fault of any kind is configured (the usual case), so requests skip the lock and
+    /// the copy of the configuration that `faultConfiguration` costs.
+    var hasFaults: Bool { faultsConfigured.load(ordering: .acquiring) }
+    private let faultsConfigured = Atomic<Bool>(false)
+
+    private static func configuresFaults(_ c: FaultConfiguration) -> Bool {
+        !c.isQuiet || c.maxConcurrentStreamsOverride != nil
+    }
 
     // MARK: provider path
 
@@ -76,7 +85,12 @@ final class SimulatorState: Sendable {
 
     func decideFault() -> FaultDecision { inner.withLock { $0.faults.decide() } }
 
-    func reconfigureFaults(_ configuration: FaultConfiguration) { inner.withLock { $0.faults.reconfigure(configuration) } }
+    func reconfigureFaults(_ configuration: FaultConfiguration) {
+        inner.withLock { s in
+            s.faults.reconfigure(configuration)
+            faultsConfigured.store(Self.configuresFaults(configuration), ordering: .releasing)
+        }
+    }
 
     /// Token bucket per device token; false means 429 `TooManyRequests`.
     func allowRequest(to token: String, now: Date) -> Bool {
@@ -96,10 +110,13 @@ final class SimulatorState: Sendable {
     func accept(_ notification: SimulatedNotification, now: Date) {
         inner.withLock { s in
             s.statistics.accepted += 1
-            if !s.seenIDs.insert(notification.apnsID).inserted {
-                s.statistics.duplicates[notification.apnsID, default: 1] += 1
-            } else if s.seenIDs.count > seenIDLimit {
-                s.seenIDs.removeAll(keepingCapacity: true)
+            // Only an apns-id the provider chose can repeat: generated ones are unique by construction.
+            if notification.headers["apns-id"] != nil {
+                if !s.seenIDs.insert(notification.apnsID).inserted {
+                    s.statistics.duplicates[notification.apnsID, default: 1] += 1
+                } else if s.seenIDs.count > seenIDLimit {
+                    s.seenIDs.removeAll(keepingCapacity: true)
+                }
             }
             let (outcome, delivered) = s.registry.deliver(notification, now: now)
             switch outcome {

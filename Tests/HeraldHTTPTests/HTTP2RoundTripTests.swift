@@ -38,6 +38,21 @@ final class EchoDelegate: HTTP2ServerDelegate {
         conn.close()
     }
 
+    /// Received header strings are reused while a value repeats (HPACK) and not once it keeps changing:
+    /// every request must still see exactly what was sent, whatever the pattern.
+    @Test func repeatedAndChangingHeaderValuesArriveIntact() async throws {
+        let server = try await startServer(tls: false)
+        defer { Task { await server.stop() } }
+        let conn = try await HTTP2ClientConnection.connect(.init(host: "127.0.0.1", port: server.port, tls: nil))
+        let topics = ["com.a", "com.a", "com.b", "com.b", "com.c", "com.d", "com.e", "com.a", "", "com.a", "com.a"]
+        for (i, topic) in topics.enumerated() {
+            let r = try await conn.send(HTTP2ClientRequest(path: i % 3 == 0 ? "/same" : "/n/\(i)", headers: [("apns-topic", topic)]))
+            #expect(r.headers["x-echo-topic"] == topic, "request \(i)")
+            #expect(r.headers["x-path"] == (i % 3 == 0 ? "/same" : "/n/\(i)"), "request \(i)")
+        }
+        conn.close()
+    }
+
     @Test func manyConcurrentRequestsAllComplete() async throws {
         let server = try await startServer(tls: true)
         defer { Task { await server.stop() } }

@@ -131,9 +131,13 @@ struct TokenAuthTests {
 
     @Test func removedKeyNoLongerVerifies() throws {
         let jwt = try key.token(issuedAt: f.clock.now)
-        #expect(send(bearer: jwt, on: tokenConnection()).status == 200)
+        let connection = tokenConnection()
+        #expect(send(bearer: jwt, on: connection).status == 200)
+        #expect(send(bearer: jwt, on: connection).status == 200)
         try f.simulator.removeSigningKey(keyID: key.keyID)
         #expect(send(bearer: jwt, on: tokenConnection()).reason == "InvalidProviderToken")
+        // A connection that already authenticated with the token does not keep trusting it either.
+        #expect(send(bearer: jwt, on: connection).reason == "InvalidProviderToken")
         #expect(throws: SimulatorError.unknownSigningKey(key.keyID)) { try f.simulator.removeSigningKey(keyID: key.keyID) }
     }
 

@@ -1,0 +1,48 @@
+internal import CNGHTTP2
+
+/// A header block being handed to nghttp2: the fields' bytes in one buffer and the `nghttp2_nv` array
+/// pointing into it. Each connection keeps one and reuses its buffers for every request or response it
+/// submits (nghttp2 copies a block on submit), so submitting costs no allocation once they have grown.
+/// A value type filled through `HTTP2Endpoint.withHeaderBlock`: appending to a class's arrays would pay
+/// a dynamic exclusivity check per field.
+struct HeaderBlock {
+    private var bytes: [UInt8] = []
+    private var spans: [(name: Int, nameLength: Int, value: Int, valueLength: Int)] = []
+    private var nv: [nghttp2_nv] = []
+
+    mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        spans.removeAll(keepingCapacity: true)
+    }
+
+    /// Appends a field. HTTP/2 wants lowercase names: `lowercasingName` lowers ASCII capitals in place,
+    /// for names that came from callers rather than from constants.
+    mutating func add(_ name: String, _ value: String, lowercasingName: Bool = false) {
+        let n0 = bytes.count
+        append(name)
+        if lowercasingName {
+            for i in n0..<bytes.count where bytes[i] >= 0x41 && bytes[i] <= 0x5A { bytes[i] |= 0x20 }
+        }
+        let v0 = bytes.count
+        append(value)
+        spans.append((n0, v0 - n0, v0, bytes.count - v0))
+    }
+
+    private mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// The block as nghttp2 takes it, valid for the duration of `body`.
+    mutating func withNV<T>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> T) -> T {
+        nv.removeAll(keepingCapacity: true)
+        return bytes.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            let flags = UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+            for s in spans {
+                nv.append(nghttp2_nv(name: base + s.name, value: base + s.value, namelen: s.nameLength, valuelen: s.valueLength, flags: flags))
+            }
+            return nv.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+        }
+    }
+}
