@@ -46,13 +46,13 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
             let nameBytes = UnsafeBufferPointer(start: name, count: namelen)
             let valueBytes = UnsafeBufferPointer(start: value, count: valuelen)
             if namelen > 0 && nameBytes[0] == UInt8(ascii: ":") {
-                if nameBytes.elementsEqual(HTTP2Endpoint.statusName) {
+                if HeaderInterner.equal(HTTP2Endpoint.statusName, nameBytes) {
                     s.status = valueBytes.reduce(0) { $0 * 10 + Int($1 &- 48) }
                 } else if !me.keepsHeader(nameBytes) {
                     return 0
-                } else if nameBytes.elementsEqual(HTTP2Endpoint.methodName) {
+                } else if HeaderInterner.equal(HTTP2Endpoint.methodName, nameBytes) {
                     s.method = me.receivedHeaders.field(name: nameBytes, value: valueBytes).value
-                } else if nameBytes.elementsEqual(HTTP2Endpoint.pathName) {
+                } else if HeaderInterner.equal(HTTP2Endpoint.pathName, nameBytes) {
                     s.path = me.receivedHeaders.field(name: nameBytes, value: valueBytes).value
                 }
                 return 0

@@ -56,7 +56,7 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
 
     override func keepsHeader(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let fixedResponse else { return true }
-        return fixedResponse.echoedName.count == name.count && fixedResponse.echoedName.elementsEqual(name)
+        return HeaderInterner.equal(fixedResponse.echoedName, name)
     }
 
     /// Advertises a new SETTINGS_MAX_CONCURRENT_STREAMS (APNs: 1 until the first good token request).

@@ -20,8 +20,16 @@ struct HeaderInterner {
     private var entries: [Entry] = []
     private let capacity = 32
 
+    /// Where the next field's entry probably is: a peer sends its headers in the same order every time,
+    /// so looking just after the last match first finds nearly every name at the first comparison.
+    private var guess = 0
+
     mutating func field(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> (name: String, value: String) {
-        for i in entries.indices where Self.equal(entries[i].nameBytes, name) {
+        let count = entries.count
+        for step in 0..<count {
+            let i = (guess + step) % count
+            guard Self.equal(entries[i].nameBytes, name) else { continue }
+            guess = i + 1
             if entries[i].varies { return (entries[i].name, String(decoding: value, as: UTF8.self)) }
             if Self.equal(entries[i].valueBytes, value) {
                 entries[i].changedLastTime = false
@@ -41,11 +49,12 @@ struct HeaderInterner {
         let field = (name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
         if entries.count < capacity {
             entries.append(Entry(nameBytes: Array(name), name: field.name, valueBytes: Array(value), value: field.value))
+            guess = entries.count
         }
         return field
     }
 
-    private static func equal(_ stored: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func equal(_ stored: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard stored.count == bytes.count else { return false }
         guard stored.count > 0, let base = bytes.baseAddress else { return true }
         return stored.withUnsafeBufferPointer { memcmp($0.baseAddress!, base, bytes.count) == 0 }
