@@ -119,13 +119,21 @@ public final class APNSClient: Sendable {
         let chunkSize = 64
         var chunk: [Delivery] = []
         chunk.reserveCapacity(chunkSize)
+        // This call's own notifications: concurrent calls sharing the client (the server's dispatch slots)
+        // must not wait for each other's, as waiting for the whole client to go idle would make them.
+        let outstanding = OutstandingResults()
+        let counted: @Sendable (APNSDeliveryResult) -> Void = { result in
+            onResult(result)
+            outstanding.finishOne()
+        }
         for (index, (token, prepared)) in items.enumerated() {
             switch prepared {
             case let .failure(error):
                 onResult(APNSDeliveryResult(index: index, deviceToken: token, result: .failure(.invalid(error)), attempts: 0))
                 continue
             case let .success(request):
-                chunk.append(Delivery(index: index, prepared: request, onResult: onResult))
+                outstanding.add()
+                chunk.append(Delivery(index: index, prepared: request, onResult: counted))
             }
             if chunk.count == chunkSize {
                 await dispatch(chunk)
@@ -133,7 +141,7 @@ public final class APNSClient: Sendable {
             }
         }
         if !chunk.isEmpty { await dispatch(chunk) }
-        await limiter.waitUntilIdle()
+        await outstanding.waitUntilNone()
     }
 
     /// Closes every connection. Notifications still waiting fail with `.shutdown`.

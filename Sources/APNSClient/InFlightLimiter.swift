@@ -6,7 +6,6 @@ final class InFlightLimiter: Sendable {
     private struct State {
         var inFlight = 0
         var waiters: [(need: Int, cont: CheckedContinuation<Void, Never>)] = []
-        var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     let limit: Int
@@ -30,7 +29,7 @@ final class InFlightLimiter: Sendable {
     }
 
     func release(_ n: Int = 1) {
-        let (ready, idle) = state.withLock { s -> ([CheckedContinuation<Void, Never>], [CheckedContinuation<Void, Never>]) in
+        let ready = state.withLock { s -> [CheckedContinuation<Void, Never>] in
             s.inFlight -= n
             var ready: [CheckedContinuation<Void, Never>] = []
             while let first = s.waiters.first, s.inFlight + first.need <= limit {
@@ -38,26 +37,8 @@ final class InFlightLimiter: Sendable {
                 ready.append(first.cont)
                 s.waiters.removeFirst()
             }
-            var idle: [CheckedContinuation<Void, Never>] = []
-            if s.inFlight == 0 && s.waiters.isEmpty {
-                idle = s.idleWaiters
-                s.idleWaiters = []
-            }
-            return (ready, idle)
+            return ready
         }
         ready.forEach { $0.resume() }
-        idle.forEach { $0.resume() }
-    }
-
-    /// Returns once nothing is in flight.
-    func waitUntilIdle() async {
-        await withCheckedContinuation { (cont: CheckedContinuation<Void, Never>) in
-            let idle = state.withLock { s -> Bool in
-                if s.inFlight == 0 && s.waiters.isEmpty { return true }
-                s.idleWaiters.append(cont)
-                return false
-            }
-            if idle { cont.resume() }
-        }
     }
 }

@@ -45,6 +45,28 @@ private func sendAll(_ client: APNSClient, _ list: [APNSNotification]) async -> 
         await server.stop()
     }
 
+    /// The server's dispatch slots share one client: a batch must not wait for another batch's answers.
+    @Test func concurrentBatchesOnOneClientFinishIndependently() async throws {
+        let slowToken = String(format: "%064x", 1)
+        let server = try await ScriptedAPNsServer(tls: true) { _, request in request.path.hasSuffix(slowToken) ? .silent : .ok }
+        let c = try client(server, retry: RetryPolicy(maxAttempts: 1), requestTimeout: .seconds(3))
+        let slowDone = Atomic<Bool>(false)
+        let slow = Task {
+            let results = await sendAll(c, Array(notifications(1)))  // token 1: never answered, times out
+            slowDone.store(true, ordering: .sequentiallyConsistent)
+            return results
+        }
+        try await Task.sleep(for: .milliseconds(200))  // the slow request is in flight first
+        let fast = await sendAll(c, Array(notifications(20).dropFirst()))
+        #expect(fast.count == 19 && fast.allSatisfy { (try? $0.result.get()) != nil })
+        let slowFinishedFirst = slowDone.load(ordering: .sequentiallyConsistent)
+        #expect(!slowFinishedFirst, "the fast batch waited for the slow one")
+        let timedOut = await slow.value
+        #expect(timedOut.count == 1 && (try? timedOut[0].result.get()) == nil)
+        c.shutdown()
+        await server.stop()
+    }
+
     @Test func honoursAStreamLimitOfOneUntilTheFirstAcceptedRequest() async throws {
         let server = try await ScriptedAPNsServer(tls: true, initialStreamLimit: 1, raisedStreamLimit: 500)
         let c = try client(server)
