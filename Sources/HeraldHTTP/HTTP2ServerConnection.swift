@@ -120,8 +120,12 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
         fixed.response.onRequest()
         let echoed = fixed.echoedName.isEmpty ? nil : (s.headers.first?.value ?? fixed.response.makeEchoedValue())
         s.headers = []
-        let rc = fixed.withHeaderBlock(echoedValue: echoed) { nva, count in
-            nghttp2_submit_response(session, s.id, nva, count, nil)
+        let rc = withHeaderBlock { block in
+            block.add(":status", fixed.status)
+            for h in fixed.headers { block.add(h.name, h.value) }
+            if let echoed { block.add(fixed.echoedNameText, echoed) }
+            for g in fixed.generated { block.add(g.name, g.makeValue()) }
+            return block.withNV { nva, count in nghttp2_submit_response(session, s.id, nva, count, nil) }
         }
         if rc == 0 { scheduleFlush() }
     }
@@ -175,47 +179,21 @@ final class ResponderLink: @unchecked Sendable {
     var connection: HTTP2ServerConnection?
 }
 
-/// An `HTTP2FixedResponse` encoded once: the header bytes every answer shares, plus room for the echoed value.
-private final class FixedResponseBlock {
+/// An `HTTP2FixedResponse` as the connection uses it: names lowered and bytes taken once.
+private struct FixedResponseBlock {
     let response: HTTP2FixedResponse
+    let status: String
     let echoedName: [UInt8]
-    private var bytes: [UInt8] = []
-    private var spans: [(name: Int, nameLength: Int, value: Int, valueLength: Int)] = []
-    private var nv: [nghttp2_nv] = []
-    private var echoed: [UInt8] = []
+    let echoedNameText: String
+    let headers: [(name: String, value: String)]
+    let generated: [(name: String, makeValue: @Sendable () -> String)]
 
     init(_ response: HTTP2FixedResponse) {
         self.response = response
-        echoedName = Array((response.echoedHeader ?? "").lowercased().utf8)
-        for (name, value) in [(":status", String(response.status))] + response.headers {
-            let n = bytes.count
-            bytes += name.lowercased().utf8
-            let v = bytes.count
-            bytes += value.utf8
-            spans.append((n, v - n, v, bytes.count - v))
-        }
-        nv.reserveCapacity(spans.count + 1)
-    }
-
-    func withHeaderBlock<T>(echoedValue: String?, _ body: (UnsafePointer<nghttp2_nv>, Int) -> T) -> T {
-        echoed.removeAll(keepingCapacity: true)
-        if let echoedValue { echoed += echoedValue.utf8 }
-        return bytes.withUnsafeMutableBufferPointer { fixed in
-            echoedName.withUnsafeBufferPointer { name in
-                echoed.withUnsafeMutableBufferPointer { value in
-                    nv.removeAll(keepingCapacity: true)
-                    let flags = UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
-                    for s in spans {
-                        nv.append(nghttp2_nv(name: fixed.baseAddress! + s.name, value: fixed.baseAddress! + s.value,
-                                             namelen: s.nameLength, valuelen: s.valueLength, flags: flags))
-                    }
-                    if echoedValue != nil {
-                        nv.append(nghttp2_nv(name: UnsafeMutablePointer(mutating: name.baseAddress!), value: value.baseAddress ?? fixed.baseAddress!,
-                                             namelen: name.count, valuelen: value.count, flags: flags))
-                    }
-                    return nv.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
-                }
-            }
-        }
+        status = String(response.status)
+        echoedNameText = (response.echoedHeader ?? "").lowercased()
+        echoedName = Array(echoedNameText.utf8)
+        headers = response.headers.map { ($0.name.lowercased(), $0.value) }
+        generated = response.generatedHeaders.map { ($0.name.lowercased(), $0.makeValue) }
     }
 }

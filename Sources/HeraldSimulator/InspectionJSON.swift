@@ -26,7 +26,7 @@ enum InspectionJSON {
             "apnsId": n.apnsID, "deviceToken": n.deviceToken, "bundleId": n.bundleID, "topic": n.topic,
             "pushType": n.pushType, "priority": n.priority, "collapseId": n.collapseID ?? NSNull(),
             "expiration": n.expiration.map { Int64($0.timeIntervalSince1970) } ?? NSNull(),
-            "headers": n.headers, "payload": payload(n.payload), "source": n.source.rawValue,
+            "headers": n.headers.dictionary, "payload": payload(n.payload), "source": n.source.rawValue,
             "receivedAt": time(n.receivedAt), "deliveredAt": time(n.deliveredAt),
         ]
     }

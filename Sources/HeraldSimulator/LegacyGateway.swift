@@ -71,7 +71,7 @@ public final class LegacyGatewayConnection: LegacyConnection {
         // An uninstalled app's token is accepted silently: the binary API reported those through the
         // feedback service, never per notification.
         guard record.uninstalledAt == nil else { return nil }
-        var headers: [String: String] = ["legacy-command": String(n.format.rawValue)]
+        var headers: NotificationHeaders = ["legacy-command": String(n.format.rawValue)]
         if let identifier = n.identifier { headers["legacy-identifier"] = String(identifier) }
         let notification = SimulatedNotification(
             apnsID: endpoint.newAPNSID(), deviceToken: hex, bundleID: record.bundleID, topic: record.bundleID,

@@ -33,17 +33,21 @@ public final class ProviderEndpoint: Sendable {
         }
     }
 
-    /// Counting mode: 200 for anything, with the request's `apns-id` or a cheap generated one. One atomic
-    /// increment; nothing is parsed, checked or stored.
-    public func acceptAll(_ request: HTTPRequest) -> HTTPResponse {
+    /// Counting mode: 200 for anything, with the request's `apns-id` or a cheap generated one (and, on
+    /// sandbox, an `apns-unique-id`, as every success there carries). One atomic increment; nothing is
+    /// parsed, checked or stored.
+    public func acceptAll(_ request: HTTPRequest, environment: PushEnvironment) -> HTTPResponse {
         state.acceptAllCount.add(1, ordering: .relaxed)
-        return HTTPResponse(status: 200, headers: ["apns-id": request.headers["apns-id"] ?? ids.next()])
+        return success(apnsID: request.headers["apns-id"] ?? ids.next(), environment: environment)
     }
 
     /// `acceptAll` as the HTTP/2 transport's fast path: the same answer and count, with no request decoded.
-    public var acceptAllResponse: HTTP2FixedResponse {
-        HTTP2FixedResponse(status: 200, echoedHeader: "apns-id", makeEchoedValue: { [ids] in ids.next() },
-                           onRequest: { [state] in state.acceptAllCount.add(1, ordering: .relaxed) })
+    public func acceptAllResponse(environment: PushEnvironment) -> HTTP2FixedResponse {
+        let ids = ids
+        let next: @Sendable () -> String = { ids.next() }
+        let uniqueID = environment == .sandbox && configuration.sandboxUniqueID ? [(name: "apns-unique-id", makeValue: next)] : []
+        return HTTP2FixedResponse(status: 200, echoedHeader: "apns-id", makeEchoedValue: next,
+                                  generatedHeaders: uniqueID, onRequest: { [state] in state.acceptAllCount.add(1, ordering: .relaxed) })
     }
 
     /// What the transport should do with a request once faults are taken into account.
@@ -102,8 +106,8 @@ public final class ProviderEndpoint: Sendable {
     // MARK: responses
 
     private func success(apnsID: String, environment: PushEnvironment) -> HTTPResponse {
-        guard environment == .sandbox, configuration.sandboxUniqueID else { return HTTPResponse(status: 200, headers: ["apns-id": apnsID]) }
-        return HTTPResponse(status: 200, headers: ["apns-id": apnsID, "apns-unique-id": ids.next()])
+        guard environment == .sandbox, configuration.sandboxUniqueID else { return HTTPResponse(status: 200, headers: HTTPHeaders([("apns-id", apnsID)])) }
+        return HTTPResponse(status: 200, headers: HTTPHeaders([("apns-id", apnsID), ("apns-unique-id", ids.next())]))
     }
 
     private func reject(_ rejection: Rejection, apnsID: String, timestamp: Date? = nil) -> HTTPResponse {

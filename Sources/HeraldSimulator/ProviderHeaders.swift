@@ -13,7 +13,7 @@ struct ProviderHeaders {
     /// A header APNs reads appeared more than once (`DuplicateHeaders`).
     var hasDuplicate = false
     /// Every `apns-*` header, lowercase names, as received.
-    var recorded: [String: String] = [:]
+    var recorded = NotificationHeaders()
 
     init(_ headers: HTTPHeaders) {
         var contentLength = 0, contentType = 0, duplicate = false
@@ -36,7 +36,7 @@ struct ProviderHeaders {
             case 16 where name == "apns-collapse-id": set(&collapseID, field.value)
             default: break
             }
-            if name.utf8.starts(with: Self.apnsPrefix) { recorded[name] = field.value }
+            if name.utf8.starts(with: Self.apnsPrefix) { recorded.append(name, field.value) }
         }
         hasDuplicate = duplicate || contentLength > 1 || contentType > 1
     }

@@ -46,12 +46,12 @@ public final class ProviderService: HTTP2ServerDelegate {
 
     /// Accept-all connections skip request decoding altogether.
     public func fixedResponse(for connection: HTTP2ServerConnection) -> HTTP2FixedResponse? {
-        mode == .acceptAll ? endpoint.acceptAllResponse : nil
+        mode == .acceptAll ? endpoint.acceptAllResponse(environment: environment) : nil
     }
 
     public func handle(_ request: HTTPRequest, on connection: HTTP2ServerConnection, responder: HTTP2Responder) {
         if mode == .acceptAll {
-            responder.respond(endpoint.acceptAll(request))
+            responder.respond(endpoint.acceptAll(request, environment: environment))
             return
         }
         guard let auth = connection.context as? ConnectionAuthState else {

@@ -18,7 +18,7 @@ public struct SimulatedNotification: Sendable, Equatable, Codable {
     public var expiration: Date?
     public var collapseID: String?
     /// The `apns-*` request headers as received (lowercase names).
-    public var headers: [String: String]
+    public var headers: NotificationHeaders
     public var payload: [UInt8]
     public var source: Source
     public var receivedAt: Date
@@ -28,7 +28,7 @@ public struct SimulatedNotification: Sendable, Equatable, Codable {
     public var badge: Int?
 
     public init(apnsID: String, deviceToken: String, bundleID: String, topic: String, pushType: String, priority: Int,
-                expiration: Date?, collapseID: String?, headers: [String: String], payload: [UInt8],
+                expiration: Date?, collapseID: String?, headers: NotificationHeaders, payload: [UInt8],
                 source: Source, receivedAt: Date, deliveredAt: Date? = nil, badge: Int?? = .none) {
         self.apnsID = apnsID
         self.deviceToken = deviceToken

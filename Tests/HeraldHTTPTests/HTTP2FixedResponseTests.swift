@@ -8,13 +8,16 @@ import HeraldIO
 final class FixedDelegate: HTTP2ServerDelegate {
     let counted = Atomic<Int>(0)
     let handled = Atomic<Int>(0)
+    let serial = Atomic<Int>(0)
     func handle(_ request: HTTPRequest, on connection: HTTP2ServerConnection, responder: HTTP2Responder) {
         handled.wrappingAdd(1, ordering: .relaxed)
         responder.respond(HTTPResponse(status: 500))
     }
     func fixedResponse(for connection: HTTP2ServerConnection) -> HTTP2FixedResponse? {
         HTTP2FixedResponse(status: 200, headers: [("x-mode", "counting")], echoedHeader: "apns-id",
-                           makeEchoedValue: { "generated" }, onRequest: { [self] in counted.wrappingAdd(1, ordering: .relaxed) })
+                           makeEchoedValue: { "generated" },
+                           generatedHeaders: [("X-Serial", { [self] in String(serial.wrappingAdd(1, ordering: .relaxed).newValue) })],
+                           onRequest: { [self] in counted.wrappingAdd(1, ordering: .relaxed) })
     }
 }
 
@@ -34,8 +37,10 @@ final class FixedDelegate: HTTP2ServerDelegate {
         #expect(echoed.headers["apns-id"] == "given-id")
         #expect(echoed.headers["x-mode"] == "counting")
         #expect(echoed.body.isEmpty)
+        #expect(echoed.headers["x-serial"] == "1")
         let generated = try await conn.send(HTTP2ClientRequest(method: "GET", path: "/anything"))
         #expect(generated.status == 200 && generated.headers["apns-id"] == "generated")
+        #expect(generated.headers["x-serial"] == "2", "a generated header gets a fresh value in every response")
         #expect(delegate.counted.load(ordering: .relaxed) == 2)
         #expect(delegate.handled.load(ordering: .relaxed) == 0)
         conn.close()

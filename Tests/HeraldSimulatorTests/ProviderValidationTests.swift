@@ -222,10 +222,13 @@ struct CountingModeTests {
     @Test func acceptAllAnswers200ToAnythingAndOnlyCounts() throws {
         let f = try Fixture { $0.mode = .acceptAll }
         let id = "3f2a8d7c-1b4e-4c2a-9d8e-0123456789ab"
-        let echoed = f.simulator.provider.acceptAll(push(to: "not-even-a-token", headers: [("apns-id", id)], body: ""))
+        let echoed = f.simulator.provider.acceptAll(push(to: "not-even-a-token", headers: [("apns-id", id)], body: ""), environment: .sandbox)
         #expect(echoed.status == 200 && echoed.headers["apns-id"] == id)
-        let generated = f.simulator.provider.acceptAll(HTTPRequest(method: "GET", target: "/anything"))
+        // Answered like a validated success: sandbox adds apns-unique-id, production does not.
+        #expect(APNSIDGenerator.isCanonicalUUID(echoed.headers["apns-unique-id"] ?? ""))
+        let generated = f.simulator.provider.acceptAll(HTTPRequest(method: "GET", target: "/anything"), environment: .production)
         #expect(APNSIDGenerator.isCanonicalUUID(generated.headers["apns-id"] ?? ""))
+        #expect(generated.headers["apns-unique-id"] == nil)
         #expect(f.simulator.statistics.accepted == 2)
         #expect(f.inbox.isEmpty)
         f.simulator.reset()
