@@ -108,22 +108,24 @@ struct DeviceRegistry {
     /// configured), stored when offline. Returns the outcome and what was delivered now (for streams).
     mutating func deliver(_ notification: SimulatedNotification, now: Date) -> (Outcome, [SimulatedNotification]) {
         guard let record = tokens[notification.deviceToken], record.uninstalledAt == nil,
-              var device = devices.removeValue(forKey: record.deviceID) else { return (.dropped, []) }
+              let index = devices.index(forKey: record.deviceID) else { return (.dropped, []) }
+        if !devices.values[index].online {
+            if notification.isDoNotStore || isExpired(notification, now: now) { return (.dropped, []) }
+            // Changed in place: one hash lookup, no copy of the device.
+            let replaced = devices.values[index].stored.updateValue(notification, forKey: notification.bundleID) != nil
+            return (.stored(replaced: replaced), [])
+        }
+        var device = devices.remove(at: index).value
         // Taken out of the dictionary so the inbox is uniquely referenced: appending does not copy it.
         defer { devices[record.deviceID] = device }
-        if device.online {
-            if notification.priority < 10, case .burst = lowPriority {
-                if device.held.isEmpty { device.heldSince = now }
-                device.held.append(notification)
-                return (.held, [])
-            }
-            var delivered = flushHeld(&device, now: now)
-            delivered.append(receive(notification, on: &device, now: now))
-            return (.delivered, delivered)
+        if notification.priority < 10, case .burst = lowPriority {
+            if device.held.isEmpty { device.heldSince = now }
+            device.held.append(notification)
+            return (.held, [])
         }
-        if notification.isDoNotStore || isExpired(notification, now: now) { return (.dropped, []) }
-        let replaced = device.stored.updateValue(notification, forKey: notification.bundleID) != nil
-        return (.stored(replaced: replaced), [])
+        var delivered = flushHeld(&device, now: now)
+        delivered.append(receive(notification, on: &device, now: now))
+        return (.delivered, delivered)
     }
 
     /// Brings a device online or offline. Coming online delivers stored (unexpired) and held notifications.

@@ -11,6 +11,11 @@ public struct NotificationHeaders: Sendable, Equatable, Codable, ExpressibleByDi
 
     public init() { fields = [] }
 
+    init(capacity: Int) {
+        fields = []
+        fields.reserveCapacity(capacity)
+    }
+
     public init(dictionaryLiteral elements: (String, String)...) {
         fields = elements.map { Field(name: $0.0, value: $0.1) }
     }

@@ -13,7 +13,7 @@ struct ProviderHeaders {
     /// A header APNs reads appeared more than once (`DuplicateHeaders`).
     var hasDuplicate = false
     /// Every `apns-*` header, lowercase names, as received.
-    var recorded = NotificationHeaders()
+    var recorded = NotificationHeaders(capacity: 4)
 
     init(_ headers: HTTPHeaders) {
         var contentLength = 0, contentType = 0, duplicate = false

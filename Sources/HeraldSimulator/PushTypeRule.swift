@@ -1,3 +1,4 @@
+import Foundation
 import APNSCore
 
 /// What each `apns-push-type` requires of the topic, the priority and the payload.
@@ -32,14 +33,20 @@ struct PushTypeRule: Sendable {
 
     /// The push type a topic implies when `apns-push-type` is absent, and the bundle id it names.
     static func split(topic: String) -> (rule: PushTypeRule, bundleID: String) {
-        // Byte comparisons: this runs for every request the simulator validates.
-        let bytes = topic.utf8
-        for rule in suffixed {
-            let suffix = rule.topicSuffix!.utf8
-            if bytes.count > suffix.count, bytes.reversed().starts(with: suffix.reversed()) {
-                return (rule, String(topic.utf8.dropLast(suffix.count))!)
+        // Over the topic's bytes, suffixes prepared once: this runs for every request validated.
+        var text = topic
+        let match: (rule: PushTypeRule, length: Int)? = text.withUTF8 { bytes in
+            for (rule, suffix) in suffixBytes where bytes.count > suffix.count {
+                let tail = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[(bytes.count - suffix.count)...])
+                if suffix.withUnsafeBytes({ memcmp($0.baseAddress!, tail.baseAddress!, suffix.count) == 0 }) {
+                    return (rule, suffix.count)
+                }
             }
+            return nil
         }
-        return (alert, topic)
+        guard let match else { return (alert, topic) }
+        return (match.rule, String(topic.utf8.dropLast(match.length))!)
     }
+
+    private static let suffixBytes: [(PushTypeRule, [UInt8])] = suffixed.map { ($0, Array($0.topicSuffix!.utf8)) }
 }
