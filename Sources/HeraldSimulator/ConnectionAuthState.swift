@@ -25,6 +25,16 @@ public final class ConnectionAuthState {
     var lastAuthorization: String?
     var lastVerified: ProviderTokenAuthenticator.VerifiedToken?
     var lastVerifiedGeneration = 0
+    /// The last topic's push-type rule and bundle id: providers repeat one topic on a connection.
+    private var lastTopic: (topic: String, rule: PushTypeRule, bundleID: String)?
+
+    func split(topic: String) -> (rule: PushTypeRule, bundleID: String) {
+        if let last = lastTopic, last.topic == topic { return (last.rule, last.bundleID) }
+        let (rule, bundleID) = PushTypeRule.split(topic: topic)
+        lastTopic = (topic, rule, bundleID)
+        return (rule, bundleID)
+    }
+
     /// Streams this connection carried (for GOAWAY-after-N).
     var requestCount = 0
     /// A GOAWAY was decided (fault) / written (transport); each happens once per connection.

@@ -38,6 +38,16 @@ public struct Device: Sendable, Codable, Equatable {
         apps.last { $0.bundleID == bundleID && $0.uninstalledAt == nil }
     }
 
+    enum OfflineOutcome { case online, dropped, stored(replaced: Bool) }
+
+    /// Store-and-forward for an offline device: keeps `notification` as the app's newest (unless it is to
+    /// be `dropping`: expired, or `apns-expiration: 0`). Does nothing to an online device.
+    mutating func storeIfOffline(_ notification: SimulatedNotification, dropping: Bool) -> OfflineOutcome {
+        guard !online else { return .online }
+        if dropping { return .dropped }
+        return .stored(replaced: stored.updateValue(notification, forKey: notification.bundleID) != nil)
+    }
+
     enum CodingKeys: String, CodingKey { case id, name, online, createdAt, apps, badges, stored }
 
     public init(from decoder: Decoder) throws {

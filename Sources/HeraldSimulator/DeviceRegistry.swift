@@ -109,11 +109,12 @@ struct DeviceRegistry {
     mutating func deliver(_ notification: SimulatedNotification, now: Date) -> (Outcome, [SimulatedNotification]) {
         guard let record = tokens[notification.deviceToken], record.uninstalledAt == nil,
               let index = devices.index(forKey: record.deviceID) else { return (.dropped, []) }
-        if !devices.values[index].online {
-            if notification.isDoNotStore || isExpired(notification, now: now) { return (.dropped, []) }
-            // Changed in place: one hash lookup, no copy of the device.
-            let replaced = devices.values[index].stored.updateValue(notification, forKey: notification.bundleID) != nil
-            return (.stored(replaced: replaced), [])
+        // In place (a mutating call through the dictionary's storage): reading `online` through the
+        // subscript would copy the whole device first.
+        switch devices.values[index].storeIfOffline(notification, dropping: notification.isDoNotStore || isExpired(notification, now: now)) {
+        case .online: break
+        case .dropped: return (.dropped, [])
+        case let .stored(replaced): return (.stored(replaced: replaced), [])
         }
         var device = devices.remove(at: index).value
         // Taken out of the dictionary so the inbox is uniquely referenced: appending does not copy it.

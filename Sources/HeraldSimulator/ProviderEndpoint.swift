@@ -171,7 +171,7 @@ public final class ProviderEndpoint: Sendable {
             guard let p = Int(text), p == 10 || p == 5 || p == 1 else { return .failure(Failure(.badPriority)) }
             priority = p
         }
-        let (topicRule, bundleID) = PushTypeRule.split(topic: topic)
+        let (topicRule, bundleID) = connection.split(topic: topic)
         let rule: PushTypeRule
         if let name = h.pushType {
             guard let named = PushTypeRule.byName[name] else { return .failure(Failure(.invalidPushType)) }
@@ -227,7 +227,7 @@ public final class ProviderEndpoint: Sendable {
             case let .success(v): verified = v
             }
             guard let topic = topicHeader else { return .failure(Failure(.missingTopic)) }
-            if let allowed = verified.key.bundleIDs, !allowed.contains(PushTypeRule.split(topic: topic).bundleID) {
+            if let allowed = verified.key.bundleIDs, !allowed.contains(connection.split(topic: topic).bundleID) {
                 return .failure(Failure(.topicDisallowed))
             }
             return .success(topic)
