@@ -341,10 +341,12 @@ public final class DeliveryEngine: Sendable {
             env.metrics.observe("herald_transport_batch_seconds", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
             let byID = Dictionary(results.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             let answeredAt = env.clock.now()
+            var tally = OutcomeTally()
             for (d, n) in zip(deliveries, notifications) {
                 let r = byID[d.id] ?? DeliveryResult(id: d.id, status: nil, reason: "NoResult")
-                outcomes.append(outcome(d, n, r, deadline: deadline, now: answeredAt, pauseReason: &pauseReason))
+                outcomes.append(outcome(d, n, r, deadline: deadline, now: answeredAt, pauseReason: &pauseReason, tally: &tally))
             }
+            tally.record(in: env.metrics)
         }
         if let pauseReason {
             env.log(.warning, "app \(app.id) paused: APNs answered \(pauseReason) for its credential; upload a working credential to resume")
@@ -374,36 +376,55 @@ public final class DeliveryEngine: Sendable {
     }
 
     private func outcome(_ d: ClaimedDelivery, _ n: OutgoingNotification, _ r: DeliveryResult, deadline: Date, now: Date,
-                         pauseReason: inout String?) -> DeliveryOutcome {
+                         pauseReason: inout String?, tally: inout OutcomeTally) -> DeliveryOutcome {
         let reason = r.reason ?? r.status.map { "HTTP \($0)" } ?? "TransportError"
         let kind: DeliveryOutcome.Kind
         switch ReasonPolicy.action(status: r.status, reason: r.reason) {
         case .sent:
             kind = .sent(apnsID: n.apnsID, status: 200)
-            env.metrics.increment("herald_deliveries_total", [("result", "sent")])
+            tally.sent += 1
         case .retire:
             kind = .failed(reason: reason, status: r.status, retire: true, timestamp: r.unregisteredAt)
-            env.metrics.increment("herald_deliveries_total", [("result", "failed"), ("reason", reason)])
-            env.metrics.increment("herald_installations_retired_total")
+            tally.add("failed", reason)
+            tally.retired += 1
         case .pauseApp:
             pauseReason = pauseReason ?? reason
             kind = .requeue
-            env.metrics.increment("herald_deliveries_total", [("result", "requeued"), ("reason", reason)])
+            tally.add("requeued", reason)
         case .retry:
             let wait = max(r.retryAfter ?? 0, backoff.delay(attempt: d.attempts, random: Double.random(in: 0...1)))
             let at = now.addingTimeInterval(wait)
             if at > deadline || d.attempts + 1 >= env.configuration.maxAttempts {
                 kind = .failed(reason: reason, status: r.status, retire: false, timestamp: nil)
-                env.metrics.increment("herald_deliveries_total", [("result", "failed"), ("reason", reason)])
+                tally.add("failed", reason)
             } else {
                 kind = .retry(at: at, reason: reason, status: r.status)
-                env.metrics.increment("herald_deliveries_total", [("result", "retried"), ("reason", reason)])
+                tally.add("retried", reason)
             }
         case .fail:
             kind = .failed(reason: reason, status: r.status, retire: false, timestamp: nil)
-            env.metrics.increment("herald_deliveries_total", [("result", "failed"), ("reason", reason)])
+            tally.add("failed", reason)
         }
         return DeliveryOutcome(deliveryID: d.id, seq: d.seq, deviceToken: d.deviceToken, kind: kind)
+    }
+}
+
+/// A batch's outcomes counted for the metrics, which are then bumped once per kind rather than once
+/// per delivery (each bump renders and hashes a labelled series).
+struct OutcomeTally {
+    var sent = 0.0
+    var retired = 0.0
+    private var others: [Label: Double] = [:]
+    private struct Label: Hashable { var result: String; var reason: String }
+
+    mutating func add(_ result: String, _ reason: String) { others[Label(result: result, reason: reason), default: 0] += 1 }
+
+    func record(in metrics: Metrics) {
+        if sent > 0 { metrics.increment("herald_deliveries_total", [("result", "sent")], by: sent) }
+        for (label, count) in others {
+            metrics.increment("herald_deliveries_total", [("result", label.result), ("reason", label.reason)], by: count)
+        }
+        if retired > 0 { metrics.increment("herald_installations_retired_total", by: retired) }
     }
 }
 

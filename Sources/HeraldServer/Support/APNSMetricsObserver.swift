@@ -9,6 +9,7 @@ struct APNSMetricsObserver: APNSClientObserver {
     private let acceptedAnswers: Metrics.Key
     private let failures: Metrics.Key
     private let opened: Metrics.Key, closed: Metrics.Key, connectFailed: Metrics.Key
+    private let latency: Metrics.Histogram
 
     init(metrics: Metrics) {
         self.metrics = metrics
@@ -18,18 +19,19 @@ struct APNSMetricsObserver: APNSClientObserver {
         opened = metrics.key("herald_apns_connections_total", [("event", "opened")])
         closed = metrics.key("herald_apns_connections_total", [("event", "closed")])
         connectFailed = metrics.key("herald_apns_connections_total", [("event", "failed")])
+        latency = metrics.histogram("herald_apns_latency_seconds")
     }
 
     func sent() { metrics.increment(requests) }
 
     func accepted(latency: Double) {
         metrics.increment(acceptedAnswers)
-        metrics.observe("herald_apns_latency_seconds", latency)
+        self.latency.observe(latency)
     }
 
     func rejected(status: Int, reason: APNSReason?, latency: Double) {
         metrics.increment("herald_apns_responses_total", [("status", String(status)), ("reason", reason?.rawValue ?? "")])
-        metrics.observe("herald_apns_latency_seconds", latency)
+        self.latency.observe(latency)
     }
 
     func failed(_ error: APNSClientError) { metrics.increment(failures) }

@@ -3,7 +3,7 @@ import Synchronization
 /// Counters and gauges rendered in the Prometheus text format. Label sets are small and fixed
 /// (route pattern, status, reason), so the map stays bounded.
 public final class Metrics: Sendable {
-    fileprivate struct Series: Hashable { var name: String; var labels: String }
+    struct Series: Hashable { var name: String; var labels: String }
     private let counters = Mutex<[Series: Double]>([:])
     private static let help: [String: (type: String, help: String)] = [
         "herald_http_requests_total": ("counter", "HTTP requests by route and status."),
@@ -32,35 +32,21 @@ public final class Metrics: Sendable {
     }
 
     /// Records one observation in a cumulative histogram (`_bucket{le=...}`, `_sum`, `_count`).
-    /// Called per APNs answer, so the series keys are built once per histogram, not per observation.
     public func observe(_ name: String, _ value: Double, buckets: [Double] = Metrics.latencyBuckets) {
-        let keys = histogramKeys.withLock { cache -> HistogramKeys in
-            if let k = cache[name], k.bounds == buckets { return k }
-            let k = HistogramKeys(name: name, bounds: buckets)
-            cache[name] = k
-            return k
-        }
-        counters.withLock { c in
-            for (i, bound) in buckets.enumerated() where value <= bound { c[keys.buckets[i], default: 0] += 1 }
-            c[keys.infinity, default: 0] += 1
-            c[keys.sum, default: 0] += value
-            c[keys.count, default: 0] += 1
-        }
+        histogram(name, buckets: buckets).observe(value)
     }
 
-    private struct HistogramKeys {
-        let bounds: [Double]
-        let buckets: [Series]
-        let infinity, sum, count: Series
-        init(name: String, bounds: [Double]) {
-            self.bounds = bounds
-            buckets = bounds.map { Series(name: name + "_bucket", labels: Metrics.render([("le", String($0))])) }
-            infinity = Series(name: name + "_bucket", labels: Metrics.render([("le", "+Inf")]))
-            sum = Series(name: name + "_sum", labels: "")
-            count = Series(name: name + "_count", labels: "")
+    /// The histogram called `name`, made on first use. Hot paths keep the handle: an observation is then
+    /// one lock and three additions, with no series looked up.
+    public func histogram(_ name: String, buckets: [Double] = Metrics.latencyBuckets) -> Histogram {
+        histograms.withLock { all in
+            if let h = all[name], h.bounds == buckets { return h }
+            let h = Histogram(name: name, bounds: buckets)
+            all[name] = h
+            return h
         }
     }
-    private let histogramKeys = Mutex<[String: HistogramKeys]>([:])
+    private let histograms = Mutex<[String: Histogram]>([:])
 
     /// A series named once, for counters bumped on a hot path (per APNs answer): no label rendering or
     /// string building per increment.
@@ -98,7 +84,10 @@ public final class Metrics: Sendable {
 
     /// The exposition text.
     public func text() -> String {
-        let snapshot = counters.withLock { $0 }
+        var snapshot = counters.withLock { $0 }
+        for h in histograms.withLock({ Array($0.values) }) {
+            for (series, value) in h.series() { snapshot[series] = value }
+        }
         var byName: [String: [(String, Double)]] = [:]
         for (series, value) in snapshot { byName[series.name, default: []].append((series.labels, value)) }
         var out = ""
