@@ -19,27 +19,31 @@ public struct DeviceToken: Sendable, Hashable, Comparable {
     /// - Throws: ``DeviceTokenError`` naming the problem: empty, odd length, a non-hex
     ///   character and its position, or a byte count outside the accepted range.
     public init(hex: String) throws(DeviceTokenError) {
-        let utf8 = hex.utf8
-        guard !utf8.isEmpty else { throw .empty }
-        var normalised: [UInt8] = []
-        normalised.reserveCapacity(utf8.count)
-        for (index, byte) in utf8.enumerated() {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"):
-                normalised.append(byte)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"):
-                normalised.append(byte + 0x20)
-            default:
-                let characterIndex = hex.utf8.index(hex.utf8.startIndex, offsetBy: index)
-                let character = hex[characterIndex...].first ?? "?"
-                let position = hex.distance(from: hex.startIndex, to: characterIndex) + 1
-                throw .invalidCharacter(character, position: position)
+        guard !hex.utf8.isEmpty else { throw .empty }
+        // One pass over contiguous bytes: servers and `herald send` parse a token per notification.
+        var text = hex
+        let scan = text.withUTF8 { bytes -> (firstInvalid: Int?, hasUppercase: Bool) in
+            var upper = false
+            for (index, byte) in bytes.enumerated() {
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): continue
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): upper = true
+                default: return (index, upper)
+                }
             }
+            return (nil, upper)
         }
-        guard normalised.count % 2 == 0 else { throw .oddLength(normalised.count) }
-        try Self.checkByteCount(normalised.count / 2)
+        if let index = scan.firstInvalid {
+            let characterIndex = hex.utf8.index(hex.utf8.startIndex, offsetBy: index)
+            let character = hex[characterIndex...].first ?? "?"
+            let position = hex.distance(from: hex.startIndex, to: characterIndex) + 1
+            throw .invalidCharacter(character, position: position)
+        }
+        let count = hex.utf8.count
+        guard count % 2 == 0 else { throw .oddLength(count) }
+        try Self.checkByteCount(count / 2)
         // Already lowercase (the common case): keep the caller's string instead of building a new one.
-        self.hex = normalised.elementsEqual(utf8) ? hex : String(decoding: normalised, as: UTF8.self)
+        self.hex = scan.hasUppercase ? String(decoding: hex.utf8.map { $0 >= 0x41 && $0 <= 0x46 ? $0 | 0x20 : $0 }, as: UTF8.self) : hex
     }
 
     /// Accepts the forms people paste: spaces, angle brackets and surrounding whitespace are
