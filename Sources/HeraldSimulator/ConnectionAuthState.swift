@@ -35,6 +35,22 @@ public final class ConnectionAuthState {
         return (rule, bundleID)
     }
 
+    /// The last payload that passed the JSON check, and the badge it sets: a provider sending one payload
+    /// to many devices (a broadcast, a fan-out variant) has it checked once per connection, not per device.
+    private var lastPayload: (bytes: [UInt8], badge: Int?)?
+
+    /// `body` if it is a JSON object (nil otherwise), with its `aps.badge`.
+    func checkedPayload(_ body: [UInt8]) -> (bytes: [UInt8], badge: Int?)? {
+        if let last = lastPayload, last.bytes.count == body.count,
+           last.bytes.withUnsafeBytes({ a in body.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 } }) {
+            return last
+        }
+        guard JSONSyntax.isObject(body) else { return nil }
+        let checked = (bytes: body, badge: SimulatedNotification.badge(in: body))
+        lastPayload = checked
+        return checked
+    }
+
     /// Streams this connection carried (for GOAWAY-after-N).
     var requestCount = 0
     /// A GOAWAY was decided (fault) / written (transport); each happens once per connection.

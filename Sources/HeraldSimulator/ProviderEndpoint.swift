@@ -196,12 +196,12 @@ public final class ProviderEndpoint: Sendable {
         let body = request.body
         if body.isEmpty { return .failure(Failure(.payloadEmpty)) }
         if body.count > rule.maxPayload { return .failure(Failure(.payloadTooLarge)) }
-        guard JSONSyntax.isObject(body) else { return .failure(Failure(.badPayload)) }
+        guard let checked = connection.checkedPayload(body) else { return .failure(Failure(.badPayload)) }
 
         return .success(SimulatedNotification(
             apnsID: apnsID, deviceToken: token, bundleID: record.bundleID, topic: topic, pushType: rule.name,
             priority: priority, expiration: expiration, collapseID: collapseID, headers: h.recorded, payload: body,
-            source: .http2, receivedAt: now))
+            source: .http2, receivedAt: now, badge: checked.badge))
     }
 
     /// Steps 5 and 6: who is sending, and to which topic. Returns the topic.

@@ -143,6 +143,24 @@ struct ProviderValidationTests {
         #expect(response.reason == reason)
     }
 
+    /// A connection remembers the last payload that passed (and its badge); anything else is checked again.
+    @Test func aRepeatedPayloadIsCheckedOnceAndADifferentOneAgain() throws {
+        let f = try Fixture()
+        let connection = f.certificateConnection()
+        let good = #"{"aps":{"badge":3}}"#
+        let bad = #"{"aps":{"badge":3}"#  // the same bytes but one, and not JSON
+        #expect(f.send(push(to: f.token, body: good), on: connection).status == 200)
+        #expect(f.send(push(to: f.token, body: good), on: connection).status == 200)
+        #expect(f.send(push(to: f.token, body: bad + " "), on: connection).reason == "BadPayload")
+        #expect(f.send(push(to: f.token, body: #"{"aps":{"badge":7}}"#), on: connection).status == 200)
+        #expect(f.inbox.map(\.badge) == [3, 3, 7])
+        #expect(f.simulator.device(f.device.id)?.badges[Fixture.bundleID] == 7)
+    }
+
+    @Test func generatedIDsAreCanonicalUUIDsOfTheirBits() {
+        #expect(APNSIDGenerator.format(0x0123_4567_89ab_cdef, 0xfedc_ba98_7654_3210) == "01234567-89ab-cdef-fedc-ba9876543210")
+    }
+
     @Test func payloadLimitIs4096ButVoIPGets5120() throws {
         let f = try Fixture()
         func body(_ size: Int) -> String {
