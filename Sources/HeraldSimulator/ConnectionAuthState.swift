@@ -25,32 +25,8 @@ public final class ConnectionAuthState {
     var lastAuthorization: String?
     var lastVerified: ProviderTokenAuthenticator.VerifiedToken?
     var lastVerifiedGeneration = 0
-    /// The last topic's push-type rule and bundle id: providers repeat one topic on a connection.
-    private var lastTopic: (topic: String, rule: PushTypeRule, bundleID: String)?
-
-    func split(topic: String) -> (rule: PushTypeRule, bundleID: String) {
-        if let last = lastTopic, last.topic == topic { return (last.rule, last.bundleID) }
-        let (rule, bundleID) = PushTypeRule.split(topic: topic)
-        lastTopic = (topic, rule, bundleID)
-        return (rule, bundleID)
-    }
-
-    /// The last payload that passed the JSON check, and the badge it sets: a provider sending one payload
-    /// to many devices (a broadcast, a fan-out variant) has it checked once per connection, not per device.
-    private var lastPayload: (bytes: [UInt8], badge: Int?)?
-
-    /// `body` if it is a JSON object (nil otherwise), with its `aps.badge`.
-    func checkedPayload(_ body: [UInt8]) -> (bytes: [UInt8], badge: Int?)? {
-        if let last = lastPayload, last.bytes.count == body.count,
-           last.bytes.withUnsafeBytes({ a in body.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 } }) {
-            return last
-        }
-        guard JSONSyntax.isObject(body) else { return nil }
-        let checked = (bytes: body, badge: SimulatedNotification.badge(in: body))
-        lastPayload = checked
-        return checked
-    }
-
+    /// Checks a connection's provider repeats on every request, done once while they repeat.
+    var repeated = RepeatedRequestChecks()
     /// Streams this connection carried (for GOAWAY-after-N).
     var requestCount = 0
     /// A GOAWAY was decided (fault) / written (transport); each happens once per connection.

@@ -106,7 +106,9 @@ public final class ProviderEndpoint: Sendable {
     // MARK: responses
 
     private func success(apnsID: String, environment: PushEnvironment) -> HTTPResponse {
-        guard environment == .sandbox, configuration.sandboxUniqueID else { return HTTPResponse(status: 200, headers: HTTPHeaders([("apns-id", apnsID)])) }
+        guard environment == .sandbox, configuration.sandboxUniqueID else {
+            return HTTPResponse(status: 200, headers: HTTPHeaders([("apns-id", apnsID)]))
+        }
         return HTTPResponse(status: 200, headers: HTTPHeaders([("apns-id", apnsID), ("apns-unique-id", ids.next())]))
     }
 
@@ -129,6 +131,7 @@ public final class ProviderEndpoint: Sendable {
 
     private static let devicePrefix = Array("/3/device/".utf8)
 
+    /// A `/` in what should be the token: `BadPath`, as APNs answers for extra path segments.
     private static func containsSlash(_ text: Substring) -> Bool {
         text.utf8.withContiguousStorageIfAvailable { memchr($0.baseAddress!, 0x2F, $0.count) != nil }
             ?? text.utf8.contains(0x2F)
@@ -171,7 +174,7 @@ public final class ProviderEndpoint: Sendable {
             guard let p = Int(text), p == 10 || p == 5 || p == 1 else { return .failure(Failure(.badPriority)) }
             priority = p
         }
-        let (topicRule, bundleID) = connection.split(topic: topic)
+        let (topicRule, bundleID) = connection.repeated.split(topic: topic)
         let rule: PushTypeRule
         if let name = h.pushType {
             guard let named = PushTypeRule.byName[name] else { return .failure(Failure(.invalidPushType)) }
@@ -196,7 +199,7 @@ public final class ProviderEndpoint: Sendable {
         let body = request.body
         if body.isEmpty { return .failure(Failure(.payloadEmpty)) }
         if body.count > rule.maxPayload { return .failure(Failure(.payloadTooLarge)) }
-        guard let checked = connection.checkedPayload(body) else { return .failure(Failure(.badPayload)) }
+        guard let checked = connection.repeated.checkedPayload(body) else { return .failure(Failure(.badPayload)) }
 
         return .success(SimulatedNotification(
             apnsID: apnsID, deviceToken: token, bundleID: record.bundleID, topic: topic, pushType: rule.name,
@@ -227,7 +230,7 @@ public final class ProviderEndpoint: Sendable {
             case let .success(v): verified = v
             }
             guard let topic = topicHeader else { return .failure(Failure(.missingTopic)) }
-            if let allowed = verified.key.bundleIDs, !allowed.contains(connection.split(topic: topic).bundleID) {
+            if let allowed = verified.key.bundleIDs, !allowed.contains(connection.repeated.split(topic: topic).bundleID) {
                 return .failure(Failure(.topicDisallowed))
             }
             return .success(topic)
