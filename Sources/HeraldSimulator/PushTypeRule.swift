@@ -2,8 +2,9 @@ import Foundation
 import APNSCore
 
 /// What each `apns-push-type` requires of the topic, the priority and the payload.
-/// (APNs' table, docs/apns-reference.md §1.3.)
-struct PushTypeRule: Sendable {
+/// (APNs' table, docs/apns-reference.md §1.3.) A class: a handful of shared constants, passed around
+/// per request, where a struct would retain each of its fields on every copy.
+final class PushTypeRule: Sendable {
     let name: String
     /// What the topic must end with, after the bundle id; "" for the bare bundle id; nil = any topic (mdm).
     let topicSuffix: String?
@@ -12,6 +13,14 @@ struct PushTypeRule: Sendable {
     let priorities: Set<Int>?
     /// False for push types APNs accepts only over token auth.
     let allowedWithCertificate: Bool
+
+    init(name: String, topicSuffix: String?, maxPayload: Int, priorities: Set<Int>?, allowedWithCertificate: Bool) {
+        self.name = name
+        self.topicSuffix = topicSuffix
+        self.maxPayload = maxPayload
+        self.priorities = priorities
+        self.allowedWithCertificate = allowedWithCertificate
+    }
 
     /// One rule per push type APNSCore knows; the simulator adds only the priority constraints.
     static let all: [PushTypeRule] = APNSPushType.allKnown.map { type in
