@@ -20,23 +20,26 @@ struct ProviderHeaders {
         func set(_ slot: inout String?, _ value: String) {
             if slot != nil { duplicate = true } else { slot = value }
         }
+        let apnsPrefix = Self.apnsPrefix
         for field in headers.fields {
             // HTTP/2 names arrive lowercase; only HTTP/1-style names pay for lowercasing.
             let name = field.name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? field.name.lowercased() : field.name
             // By length first: a string switch would compare every name against every case.
+            let value = field.value
             switch name.utf8.count {
-            case 7 where name == "apns-id": set(&apnsID, field.value)
-            case 10 where name == "apns-topic": set(&topic, field.value)
+            case 7 where name == "apns-id": set(&apnsID, value); recorded.append(name, value)
+            case 10 where name == "apns-topic": set(&topic, value); recorded.append(name, value)
             case 12 where name == "content-type": contentType += 1
-            case 13 where name == "authorization": set(&authorization, field.value)
-            case 13 where name == "apns-priority": set(&priority, field.value)
-            case 14 where name == "apns-push-type": set(&pushType, field.value)
+            case 13 where name == "authorization": set(&authorization, value)
+            case 13 where name == "apns-priority": set(&priority, value); recorded.append(name, value)
+            case 14 where name == "apns-push-type": set(&pushType, value); recorded.append(name, value)
             case 14 where name == "content-length": contentLength += 1
-            case 15 where name == "apns-expiration": set(&expiration, field.value)
-            case 16 where name == "apns-collapse-id": set(&collapseID, field.value)
-            default: break
+            case 15 where name == "apns-expiration": set(&expiration, value); recorded.append(name, value)
+            case 16 where name == "apns-collapse-id": set(&collapseID, value); recorded.append(name, value)
+            default:
+                // Other apns-* headers are kept for inspection too.
+                if name.utf8.first == UInt8(ascii: "a"), name.utf8.starts(with: apnsPrefix) { recorded.append(name, value) }
             }
-            if name.utf8.starts(with: Self.apnsPrefix) { recorded.append(name, field.value) }
         }
         hasDuplicate = duplicate || contentLength > 1 || contentType > 1
     }
