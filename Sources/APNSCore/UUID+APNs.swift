@@ -70,3 +70,28 @@ extension UUID {
         }
     }
 }
+
+extension UUID {
+    /// The canonical 8-4-4-4-12 form in lowercase, as `apns-id` carries it, formatted straight from the
+    /// bytes (Foundation's `uuidString.lowercased()` builds two strings; this runs per notification).
+    public var lowercasedString: String {
+        let digits = Self.hexDigits  // once: a static read inside the loop costs a swift_once per digit
+        return withUnsafeBytes(of: uuid) { bytes in
+            String(unsafeUninitializedCapacity: 36) { out in
+                var i = 0
+                for (index, byte) in bytes.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        out[i] = UInt8(ascii: "-")
+                        i += 1
+                    }
+                    out[i] = digits[Int(byte >> 4)]
+                    out[i + 1] = digits[Int(byte & 0x0F)]
+                    i += 2
+                }
+                return 36
+            }
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+}

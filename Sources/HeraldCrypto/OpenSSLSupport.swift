@@ -80,13 +80,3 @@ func withASN1Object<R>(oid: String, _ body: (OpaquePointer) throws -> R) throws 
     defer { ASN1_OBJECT_free(object) }
     return try body(object)
 }
-
-func hexString<B: Sequence<UInt8>>(_ bytes: B) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var out: [UInt8] = []
-    for byte in bytes {
-        out.append(digits[Int(byte >> 4)])
-        out.append(digits[Int(byte & 0x0f)])
-    }
-    return String(decoding: out, as: UTF8.self)
-}

@@ -1,3 +1,5 @@
+import APNSCore
+import Foundation
 import Synchronization
 
 /// Cheap unique `apns-id`s: a random 64-bit prefix chosen once plus an atomic counter, formatted as a
@@ -16,31 +18,14 @@ final class APNSIDGenerator: Sendable {
         return Self.format(prefix, low)
     }
 
-    /// Two hex digits per byte value, so formatting takes 16 table reads rather than 32 nibble steps.
-    private static let pairs: [UInt16] = (0..<256).map { byte in
-        let digits = Array("0123456789abcdef".utf8)
-        return UInt16(digits[byte >> 4]) | UInt16(digits[byte & 0xF]) << 8
-    }
-
+    /// `high` then `low`, big-endian, as a canonical lowercase UUID.
     static func format(_ high: UInt64, _ low: UInt64) -> String {
-        let pairs = Self.pairs  // once: a static read inside the loop costs a swift_once each time
-        return String(unsafeUninitializedCapacity: 36) { out in
-            pairs.withUnsafeBufferPointer { table in
-                var i = 0
-                for byteIndex in 0..<16 {
-                    if byteIndex == 4 || byteIndex == 6 || byteIndex == 8 || byteIndex == 10 {
-                        out[i] = UInt8(ascii: "-")
-                        i += 1
-                    }
-                    let word = byteIndex < 8 ? high : low
-                    let pair = table[Int((word >> UInt64(56 - (byteIndex % 8) * 8)) & 0xFF)]
-                    out[i] = UInt8(truncatingIfNeeded: pair)
-                    out[i + 1] = UInt8(truncatingIfNeeded: pair >> 8)
-                    i += 2
-                }
-            }
-            return 36
+        var bytes = uuid_t(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &bytes) { raw in
+            raw.storeBytes(of: high.bigEndian, toByteOffset: 0, as: UInt64.self)
+            raw.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
         }
+        return UUID(uuid: bytes).lowercasedString
     }
 
     /// 8-4-4-4-12 hexadecimal digits (either case), as `apns-id` must be.

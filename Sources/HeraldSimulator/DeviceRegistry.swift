@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCrypto
 
 /// Devices, installations and tokens, plus store-and-forward. A value type: the simulator keeps it
 /// behind one lock and every mutation takes `now` so expiry is testable.
@@ -243,15 +244,7 @@ struct DeviceRegistry {
     // MARK: helpers
 
     static func randomToken(bytes: Int, using random: inout some RandomNumberGenerator) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(bytes * 2)
-        for _ in 0..<bytes {
-            let b = UInt8.random(in: 0...255, using: &random)
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 0xF)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        hexString((0..<bytes).map { _ in UInt8.random(in: 0...255, using: &random) })
     }
 
     static func checkBundleID(_ id: String) throws {

@@ -62,7 +62,7 @@ public final class LegacyGatewayConnection: LegacyConnection {
         guard case .object? = try? JSONValue(parsing: n.payload) else {
             return LegacyErrorResponse(status: .processingError, identifier: id)
         }
-        let hex = Self.hex(n.deviceToken)
+        let hex = hexString(n.deviceToken)
         guard tokenRule.normalize(hex) != nil else { return LegacyErrorResponse(status: .invalidTokenSize, identifier: id) }
         guard let record = state.token(hex), record.environment == environment, record.bundleID == identity.bundleID else {
             return LegacyErrorResponse(status: .invalidToken, identifier: id)
@@ -80,17 +80,6 @@ public final class LegacyGatewayConnection: LegacyConnection {
             headers: headers, payload: n.payload, source: .legacy, receivedAt: now)
         state.accept(notification, now: now)
         return nil
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 0xF)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }
 

@@ -32,7 +32,7 @@ public struct APNSPreparedRequest: Sendable {
 
     /// `apns-id` as APNs expects it: canonical lowercase 8-4-4-4-12.
     public var apnsIDHeaderValue: String? {
-        apnsID.map { $0.uuidString.lowercased() }
+        apnsID?.lowercasedString
     }
 
     /// The request's header list, pseudo-headers first as HTTP/2 requires:

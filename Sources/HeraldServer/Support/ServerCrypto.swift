@@ -14,12 +14,3 @@ public protocol ServerCrypto: Sendable {
 
 /// Compares without an early exit, so timing says nothing about where two secrets differ.
 func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool { ConstantTime.equals(a, b) }
-
-extension Array where Element == UInt8 {
-    var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8](); out.reserveCapacity(count * 2)
-        for b in self { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 0xf)]) }
-        return String(decoding: out, as: UTF8.self)
-    }
-}
