@@ -143,8 +143,9 @@ struct ProviderValidationTests {
         #expect(response.reason == reason)
     }
 
-    /// A connection remembers the last payload that passed (and its badge); anything else is checked again.
-    @Test func aRepeatedPayloadIsCheckedOnceAndADifferentOneAgain() throws {
+    /// A connection remembers the last payload that passed (and its badge): that memory must never let a
+    /// different payload through unchecked, nor give it the old badge.
+    @Test func aPayloadDifferentFromTheLastOneIsCheckedAgain() throws {
         let f = try Fixture()
         let connection = f.certificateConnection()
         let good = #"{"aps":{"badge":3}}"#
