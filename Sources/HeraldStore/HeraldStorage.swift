@@ -55,7 +55,7 @@ public protocol HeraldStorage: Sendable {
     // Delivery queue
     func unresolvedTargets(appID: String, source: AudienceSelector.Source, limit: Int) async throws -> [String]
     func audience(appID: String, selector: AudienceSelector, after: Int64, limit: Int) async throws -> [AudienceMember]
-    func fanOut(pushID: String, selector: AudienceSelector, badge: BadgeChange?, limit: Int, now: Date,
+    func fanOut(pushID: String, selector: AudienceSelector, badge: BadgeChange?, limit: Int, claim: Int, now: Date,
                 plan: @escaping @Sendable ([AudienceMember]) -> [PlannedDelivery]) async throws -> FanOutProgress
     func claimDeliveries(pushID: String, limit: Int, now: Date) async throws -> [ClaimedDelivery]
     func nextDue(pushID: String) async throws -> Date?

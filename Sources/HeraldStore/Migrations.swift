@@ -97,5 +97,15 @@ enum HeraldSchema {
         Migration(version: 4, name: "keyset index for fan-out and listing", sql: """
             CREATE INDEX installations_app_seq ON installations(app_id, seq);
             """),
+        // A delivery changes state once or twice (pending, in flight, then sent or failed). With `state`
+        // inside one index keyed by the 36-character push id, every change rewrote an entry of it; now
+        // only small partial indexes hold the rows that can still change, and a finished row leaves them.
+        Migration(version: 5, name: "deliveries indexed by what can still change", sql: """
+            DROP INDEX deliveries_claim;
+            DROP INDEX deliveries_state;
+            CREATE INDEX deliveries_push ON deliveries(push_id, id);
+            CREATE INDEX deliveries_pending ON deliveries(push_id, not_before, id) WHERE state = 0;
+            CREATE INDEX deliveries_in_flight ON deliveries(push_id) WHERE state = 1;
+            """),
     ]
 }

@@ -92,15 +92,21 @@ extension SQLiteStore {
     /// lets `plan` choose which members get a delivery (and their variant and time), applies the badge change
     /// to each of them atomically, inserts the delivery rows and advances the cursor. A crash between steps
     /// loses nothing and duplicates nothing: the cursor moves with the rows.
-    public func fanOut(pushID: String, selector: AudienceSelector, badge: BadgeChange?, limit: Int, now: Date,
+    ///
+    /// Up to `claim` rows that are already due are inserted in flight and returned, as `claimDeliveries`
+    /// would have returned them: a first attempt then costs one write to create its row and one to record its
+    /// outcome, rather than three.
+    public func fanOut(pushID: String, selector: AudienceSelector, badge: BadgeChange?, limit: Int, claim: Int, now: Date,
                        plan: @escaping @Sendable ([AudienceMember]) -> [PlannedDelivery]) async throws -> FanOutProgress {
         try await database.write { db in
             guard let p = try db.first("SELECT \(Self.pushColumns) FROM pushes WHERE id = ?", [.text(pushID)], Self.push),
                   p.status == .queued || p.status == .sending, !p.fanoutDone else {
-                return FanOutProgress(scanned: 0, planned: 0, done: true)
+                return FanOutProgress(scanned: 0, planned: 0, done: true, claimed: [])
             }
             let members = try Self.audiencePage(appID: p.appID, selector: selector, after: p.fanoutCursor, limit: limit, db)
             let planned = plan(members)
+            var claimed: [ClaimedDelivery] = []
+            claimed.reserveCapacity(min(claim, planned.count))
             for d in planned {
                 var badgeValue: Int?
                 switch badge {
@@ -112,17 +118,22 @@ extension SQLiteStore {
                                               [.int(n), .integer(d.seq)]) { $0.int(0) }
                 case nil: break
                 }
+                let inFlight = claimed.count < claim && d.notBefore <= now
                 try db.execute("""
                     INSERT INTO deliveries (push_id, seq, installation_id, device_token, environment, variant, badge, state, not_before, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, [.text(pushID), .integer(d.seq), .text(d.installationID), .text(d.deviceToken), .text(d.environment),
-                          .text(d.variant), .optionalInt(badgeValue), d.notBefore.sql, now.sql])
+                          .text(d.variant), .optionalInt(badgeValue), .bool(inFlight), d.notBefore.sql, now.sql])
+                if inFlight {
+                    claimed.append(ClaimedDelivery(id: db.lastInsertRowID, seq: d.seq, installationID: d.installationID, deviceToken: d.deviceToken,
+                                                   environment: d.environment, variant: d.variant, badge: badgeValue, attempts: 0))
+                }
             }
             let done = members.count < limit
             try db.execute("""
                 UPDATE pushes SET fanout_cursor = ?, fanout_done = ?, targeted = targeted + ?, status = 'sending', updated_at = ? WHERE id = ?
                 """, [.integer(members.last?.seq ?? p.fanoutCursor), .bool(done), .int(planned.count), now.sql, .text(pushID)])
-            return FanOutProgress(scanned: members.count, planned: planned.count, done: done)
+            return FanOutProgress(scanned: members.count, planned: planned.count, done: done, claimed: claimed)
         }
     }
 
@@ -150,12 +161,13 @@ extension SQLiteStore {
         try await database.write { db in
             var sent = 0, failed = 0, retired = 0
             var reasons: [String: Int] = [:]
+            // Most of a batch is sent: those rows change in one statement. Only a delivery still in flight takes
+            // an outcome: a late answer after shutdown released it is ignored.
+            var sentIDs: [Int: [Int64]] = [:]
             for o in outcomes {
                 switch o.kind {
-                case .sent(let apnsID, let status):
-                    // Only a delivery still in flight takes an outcome: a late answer after shutdown released it is ignored.
-                    sent += try db.execute("UPDATE deliveries SET state = 2, attempts = attempts + 1, apns_id = ?, status = ?, reason = NULL, updated_at = ? WHERE id = ? AND state = 1",
-                                           [.text(apnsID), .int(status), now.sql, .integer(o.deliveryID)])
+                case .sent(let status):
+                    sentIDs[status, default: []].append(o.deliveryID)
                 case .failed(let reason, let status, let retire, let timestamp):
                     guard try db.execute("UPDATE deliveries SET state = 3, attempts = attempts + 1, status = ?, reason = ?, updated_at = ? WHERE id = ? AND state = 1",
                                          [.optionalInt(status), .text(reason), now.sql, .integer(o.deliveryID)]) > 0 else { continue }
@@ -174,6 +186,12 @@ extension SQLiteStore {
                 case .requeue:
                     try db.execute("UPDATE deliveries SET state = 0, updated_at = ? WHERE id = ? AND state = 1", [now.sql, .integer(o.deliveryID)])
                 }
+            }
+            for (status, ids) in sentIDs {
+                sent += try db.execute("""
+                    UPDATE deliveries SET state = 2, attempts = attempts + 1, status = ?, reason = NULL, updated_at = ?
+                    WHERE id IN (SELECT value FROM json_each(?)) AND state = 1
+                    """, [.int(status), now.sql, jsonArray(ids)])
             }
             for (reason, count) in reasons {
                 try db.execute("""
@@ -195,12 +213,12 @@ extension SQLiteStore {
     public func deliveries(pushID: String, state: DeliveryState?, afterID: Int64, limit: Int) async throws -> [DeliveryRecord] {
         try await database.read { db in
             try db.all("""
-                SELECT id, installation_id, state, attempts, apns_id, status, reason, badge, updated_at FROM deliveries
+                SELECT id, installation_id, state, attempts, status, reason, badge, updated_at FROM deliveries
                 WHERE push_id = ?1 AND id > ?2 AND (?4 IS NULL OR state = ?4) ORDER BY id LIMIT ?3
                 """, [.text(pushID), .integer(afterID), .int(limit), state.map { .int($0.rawValue) } ?? .null]) { r in
                 DeliveryRecord(id: r.int64(0), installationID: r.text(1), state: DeliveryState(rawValue: r.int(2)) ?? .failed,
-                               attempts: r.int(3), apnsID: r.optionalText(4), status: r.optionalInt(5), reason: r.optionalText(6),
-                               badge: r.optionalInt(7), updatedAt: r.date(8))
+                               attempts: r.int(3), status: r.optionalInt(4), reason: r.optionalText(5),
+                               badge: r.optionalInt(6), updatedAt: r.date(7))
             }
         }
     }

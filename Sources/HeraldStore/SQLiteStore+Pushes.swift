@@ -107,7 +107,8 @@ extension SQLiteStore {
             try db.execute("""
                 UPDATE pushes SET status = 'done', finished_at = ?2, updated_at = ?2
                 WHERE id = ?1 AND status = 'sending' AND fanout_done = 1
-                  AND NOT EXISTS (SELECT 1 FROM deliveries WHERE push_id = ?1 AND state IN (0, 1))
+                  AND NOT EXISTS (SELECT 1 FROM deliveries WHERE push_id = ?1 AND state = 0)
+                  AND NOT EXISTS (SELECT 1 FROM deliveries WHERE push_id = ?1 AND state = 1)
                 """, [.text(pushID), now.sql]) > 0
         }
     }

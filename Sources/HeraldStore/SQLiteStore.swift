@@ -54,3 +54,15 @@ func jsonArray(_ values: [String]?) -> SQLValue {
     }
     return .text(out + "]")
 }
+
+/// A JSON array of integers (row ids), as the single parameter `json_each` reads: one statement then
+/// changes a whole batch of rows.
+func jsonArray(_ values: [Int64]) -> SQLValue {
+    var out = "["
+    out.reserveCapacity(values.count * 8 + 2)
+    for (i, v) in values.enumerated() {
+        if i > 0 { out += "," }
+        out += String(v)
+    }
+    return .text(out + "]")
+}

@@ -142,6 +142,28 @@ import HeraldStore
         #expect(status["deliveries"]?.arrayValue?.first?["attempts"] == 2)
     }
 
+    @Test func aRetryDueDuringALongFanOutIsNotHeldBackByIt() async throws {
+        // Each fan-out page fills both slots; a due retry must still get one of them.
+        let t = try await TestService { $0.fanOutBatchSize = 4; $0.dispatchBatchSize = 2; $0.dispatchConcurrency = 2; $0.retryBase = 1; $0.retryCap = 1 }
+        let app = try await t.createApp()
+        for i in 0..<12 { try await t.register(app, "i-\(i)", token: token(i)) }
+        let failOnce = Mutex(true)
+        t.transport.answer { n in
+            let fail = n.deviceToken == token(0) && failOnce.withLock { f in defer { f = false }; return f }
+            return DeliveryResult(id: n.id, status: fail ? 503 : 200, reason: fail ? "ServiceUnavailable" : nil)
+        }
+        let id = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"]])
+        _ = try await t.service.engine.runOnce()
+        #expect(t.transport.notifications.count == 4)
+        t.clock.advance(by: 2)
+        _ = try await t.service.engine.runOnce()
+        #expect(t.transport.notifications.filter { $0.deviceToken == token(0) }.count == 2)
+        #expect(await t.status(app, id)["status"] == "sending")
+        try await t.deliver()
+        let status = await t.status(app, id)
+        #expect(status["status"] == "done" && status["counts"]?["sent"] == 12)
+    }
+
     @Test func retriesStopAtTheExpiration() async throws {
         let t = try await TestService { $0.retryBase = 10; $0.retryCap = 10 }
         let app = try await t.createApp()

@@ -48,9 +48,9 @@ import Testing
         let plan: @Sendable ([AudienceMember]) -> [PlannedDelivery] = { members in
             members.map { PlannedDelivery(seq: $0.seq, installationID: $0.id, deviceToken: $0.deviceToken, environment: $0.environment, variant: "", notBefore: t0) }
         }
-        var progress = try await store.fanOut(pushID: "p1", selector: selector, badge: .add(2), limit: 2, now: t0, plan: plan)
+        var progress = try await store.fanOut(pushID: "p1", selector: selector, badge: .add(2), limit: 2, claim: 0, now: t0, plan: plan)
         #expect(progress.planned == 2 && !progress.done)
-        progress = try await store.fanOut(pushID: "p1", selector: selector, badge: .add(2), limit: 2, now: t0, plan: plan)
+        progress = try await store.fanOut(pushID: "p1", selector: selector, badge: .add(2), limit: 2, claim: 0, now: t0, plan: plan)
         #expect(progress.planned == 1 && progress.done)
         let claimed = try await store.claimDeliveries(pushID: "p1", limit: 10, now: t0)
         #expect(claimed.count == 3)
@@ -59,13 +59,38 @@ import Testing
         #expect(try await store.claimDeliveries(pushID: "p1", limit: 10, now: t0).isEmpty)
     }
 
+    @Test func fanOutHandsBackDueRowsInFlightUpToTheClaimAndQueuesTheRest() async throws {
+        let (store, _) = try await makeStore()
+        try await makeApp(store)
+        for i in 0..<5 { _ = try await register(store, iid: "i-\(i)", token: "t\(i)") }
+        _ = try await store.insertPush(PushRecord(id: "p1", appID: "app1", idempotencyKey: nil, request: "{}", status: .queued, createdAt: t0, sendAt: nil, expiresAt: nil), idempotentSince: t0)
+        let later = t0.addingTimeInterval(3600)
+        let progress = try await store.fanOut(pushID: "p1", selector: AudienceSelector(source: .all), badge: .add(1), limit: 10, claim: 3, now: t0) { members in
+            // t1 is due only later (its local time), so it must not be handed back now.
+            members.map { PlannedDelivery(seq: $0.seq, installationID: $0.id, deviceToken: $0.deviceToken, environment: $0.environment,
+                                          variant: "", notBefore: $0.deviceToken == "t1" ? later : t0) }
+        }
+        #expect(progress.planned == 5 && progress.done)
+        #expect(progress.claimed.map(\.deviceToken) == ["t0", "t2", "t3"])
+        #expect(progress.claimed.allSatisfy { $0.badge == 1 && $0.attempts == 0 })
+        // In flight: a claim does not return them again; what is left is queued by due time.
+        #expect(try await store.claimDeliveries(pushID: "p1", limit: 10, now: t0).map(\.deviceToken) == ["t4"])
+        #expect(try await store.claimDeliveries(pushID: "p1", limit: 10, now: later).map(\.deviceToken) == ["t1"])
+        // Their ids are the rows' own: outcomes recorded against them land.
+        let recorded = try await store.recordOutcomes(pushID: "p1", outcomes: progress.claimed.map {
+            DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .sent(status: 200))
+        }, now: t0)
+        #expect(recorded.sent == 3)
+        #expect(try await store.deliveries(pushID: "p1", state: .sent, afterID: 0, limit: 10).count == 3)
+    }
+
     @Test func retirementIsSkippedWhenTheTokenWasRegisteredAfterThe410Timestamp() async throws {
         let (store, _) = try await makeStore()
         try await makeApp(store)
         let old = try await register(store, iid: "i-1", token: "aa", now: t0)
         let fresh = try await register(store, iid: "i-2", token: "bb", now: t0.addingTimeInterval(100))
         _ = try await store.insertPush(PushRecord(id: "p1", appID: "app1", idempotencyKey: nil, request: "{}", status: .queued, createdAt: t0, sendAt: nil, expiresAt: nil), idempotentSince: t0)
-        _ = try await store.fanOut(pushID: "p1", selector: AudienceSelector(source: .all), badge: nil, limit: 10, now: t0) { members in
+        _ = try await store.fanOut(pushID: "p1", selector: AudienceSelector(source: .all), badge: nil, limit: 10, claim: 0, now: t0) { members in
             members.map { PlannedDelivery(seq: $0.seq, installationID: $0.id, deviceToken: $0.deviceToken, environment: $0.environment, variant: "", notBefore: t0) }
         }
         let claimed = try await store.claimDeliveries(pushID: "p1", limit: 10, now: t0)
@@ -75,7 +100,7 @@ import Testing
         }, now: t0.addingTimeInterval(200))
         // A late second answer for the same deliveries changes nothing.
         let late = try await store.recordOutcomes(pushID: "p1", outcomes: claimed.map {
-            DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .sent(apnsID: "x", status: 200))
+            DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .sent(status: 200))
         }, now: t0.addingTimeInterval(300))
         #expect(late.sent == 0)
         #expect(result.retired == 1)

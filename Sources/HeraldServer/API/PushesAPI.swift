@@ -117,7 +117,9 @@ struct PushesAPI {
             let rows = try await env.store.deliveries(pushID: p.id, state: state, afterID: after, limit: limit)
             out["deliveries"] = .array(rows.map { d in
                 ["installationId": .string(d.installationID), "state": .string(d.state.name), "attempts": .int(d.attempts),
-                 "apnsId": .optional(d.apnsID), "status": .optional(d.status), "reason": .optional(d.reason),
+                 // Sent rows carried the id derived from push and installation; it is not stored.
+                 "apnsId": d.state == .sent ? .string(stableAPNsID(pushID: p.id, installationID: d.installationID, crypto: env.crypto)) : .null,
+                 "status": .optional(d.status), "reason": .optional(d.reason),
                  "badge": .optional(d.badge), "updatedAt": ISO8601.json(d.updatedAt)]
             })
             out["nextCursor"] = rows.count == limit ? .string(String(rows.last!.id)) : .null

@@ -131,33 +131,37 @@ public final class DeliveryEngine: Sendable {
             guard let app = apps[push.appID] else { continue }
             guard let plan = try await plan(for: push, app: app) else { worked = true; continue }
             plans.append(plan)
-            if !push.fanoutDone {
-                let progress = try await env.store.fanOut(pushID: push.id, selector: plan.spec.selector, badge: plan.spec.content.badge?.change,
-                                                          limit: env.configuration.fanOutBatchSize, now: now) { [plan] members in
-                    plan.plan(members, now: now)
-                }
-                env.metrics.increment("herald_fanout_deliveries_total", by: Double(progress.planned))
-                if progress.done { fannedOut.insert(push.id) }
-                worked = true
-            }
         }
 
-        // Fair sharing: every push gets at most one batch per round, starting at a rotating offset.
-        let offset = state.withLock { s -> Int in s.rotation += 1; return s.rotation }
-        let concurrency = max(1, env.configuration.dispatchConcurrency)
+        // Fair sharing: every push gets at most one batch per slot and round, starting at a rotating offset.
         // With fewer pushes than transport slots, a push may use several slots (claims never overlap).
+        let concurrency = max(1, env.configuration.dispatchConcurrency)
         let perPush = plans.isEmpty ? 0 : max(1, concurrency / plans.count)
-        let ordered = plans.isEmpty ? [] : (0..<plans.count).flatMap { i in Array(repeating: plans[(i + offset) % plans.count], count: perPush) }
+        var fresh: [String: [[ClaimedDelivery]]] = [:]
+        for plan in plans where !fannedOut.contains(plan.push.id) {   // (a cached plan's record is from its first round)
+            guard let app = apps[plan.push.appID] else { continue }
+            let (progress, batches) = try await fanOut(plan, app: app, slots: perPush, now: now)
+            fresh[plan.push.id] = batches
+            if progress.done { fannedOut.insert(plan.push.id) }
+            worked = true
+        }
+        let offset = state.withLock { s -> Int in s.rotation += 1; return s.rotation }
+        var slots: [(plan: PushPlan, claimed: [ClaimedDelivery]?)] = []
+        for i in plans.indices {
+            let plan = plans[(i + offset) % plans.count]
+            let batches = fresh[plan.push.id] ?? []
+            for slot in 0..<perPush { slots.append((plan, slot < batches.count ? batches[slot] : nil)) }
+        }
         var index = 0
-        while index < ordered.count {
-            let chunk = ordered[index..<min(index + concurrency, ordered.count)]
+        while index < slots.count {
+            let chunk = slots[index..<min(index + concurrency, slots.count)]
             let fannedOut = fannedOut
             index += concurrency
             let results = await withTaskGroup(of: Bool.self) { group -> [Bool] in
-                for plan in chunk {
-                    guard let app = apps[plan.push.appID], app.pausedReason == nil else { continue }
+                for (plan, claimed) in chunk {
+                    guard let app = apps[plan.push.appID] else { continue }
                     group.addTask { [self] in
-                        do { return try await dispatch(plan, app: app, fanOutComplete: fannedOut.contains(plan.push.id)) } catch {
+                        do { return try await dispatch(plan, app: app, claimed: claimed, fanOutComplete: fannedOut.contains(plan.push.id)) } catch {
                             env.log(.error, "dispatch of push \(plan.push.id) failed: \(error); its claimed deliveries went back to the queue")
                             return false
                         }
@@ -218,11 +222,11 @@ public final class DeliveryEngine: Sendable {
 
     // MARK: - Dispatch
 
-    /// Reserves the tokens available now for a push (its own limit and its app's), capped at the batch
-    /// size. Reserving (not just reading) keeps parallel batches of one push within the limit.
-    private func reserve(_ plan: PushPlan, app: AppRecord, now: Date) -> Int {
+    /// Reserves the tokens available now for a push (its own limit and its app's), at most `cap`.
+    /// Reserving (not just reading) keeps parallel batches of one push within the limit.
+    private func reserve(_ plan: PushPlan, app: AppRecord, now: Date, upTo cap: Int) -> Int {
         state.withLock { s in
-            var limit = Double(env.configuration.dispatchBatchSize)
+            var limit = Double(cap)
             let keys = [("push:\(plan.push.id)", plan.spec.rateLimit), ("app:\(app.id)", app.rateLimit)]
             for (key, rate) in keys {
                 guard let rate else { continue }
@@ -261,25 +265,48 @@ public final class DeliveryEngine: Sendable {
         return bundle
     }
 
-    /// Claims one batch of the push's due deliveries, sends it, records what happened.
-    private func dispatch(_ plan: PushPlan, app: AppRecord, fanOutComplete: Bool) async throws -> Bool {
-        let now = env.clock.now()
-        let (cachedDue, generation) = state.withLock { ($0.nextDue[plan.push.id], $0.generation[plan.push.id] ?? 0) }
-        if let cachedDue, cachedDue > now { return false }
-        let allowed = reserve(plan, app: app, now: now)
-        guard allowed > 0 else { return false }
-        let claimed = try await env.store.claimDeliveries(pushID: plan.push.id, limit: allowed, now: now)
-        refund(allowed - claimed.count, plan, app: app)
-        guard !claimed.isEmpty else {
-            // Rows in flight elsewhere may come back as retries: only a concrete time, computed with no
-            // outcome recorded in between, is cached.
-            if fanOutComplete, let due = try await env.store.nextDue(pushID: plan.push.id) {
-                state.withLock { s in
-                    if (s.generation[plan.push.id] ?? 0) == generation { s.nextDue[plan.push.id] = due }
-                }
-            }
-            return false
+    /// Fans out the push's next page. Rows that are due now come back already in flight, split into
+    /// batches, one per slot the push has this round (within its rate limits), so a first attempt costs
+    /// no separate claim. When rows of the push already wait in the queue (retries, a paused app's
+    /// requeued rows), one slot is left to claim them, so they are not held back by a long fan-out.
+    private func fanOut(_ plan: PushPlan, app: AppRecord, slots: Int, now: Date) async throws -> (FanOutProgress, [[ClaimedDelivery]]) {
+        let batchSize = max(1, env.configuration.dispatchBatchSize)
+        var freshSlots = slots
+        if let waiting = try await env.store.nextDue(pushID: plan.push.id), waiting <= now { freshSlots -= 1 }
+        var allowed = 0
+        if app.pausedReason == nil, freshSlots > 0 {
+            allowed = reserve(plan, app: app, now: now, upTo: freshSlots * batchSize)
         }
+        let progress: FanOutProgress
+        do {
+            progress = try await env.store.fanOut(pushID: plan.push.id, selector: plan.spec.selector, badge: plan.spec.content.badge?.change,
+                                                  limit: env.configuration.fanOutBatchSize, claim: allowed, now: now) { [plan] members in
+                plan.plan(members, now: now)
+            }
+        } catch {
+            refund(allowed, plan, app: app)
+            throw error
+        }
+        refund(allowed - progress.claimed.count, plan, app: app)
+        env.metrics.increment("herald_fanout_deliveries_total", by: Double(progress.planned))
+        let batches = stride(from: 0, to: progress.claimed.count, by: batchSize).map {
+            Array(progress.claimed[$0..<min($0 + batchSize, progress.claimed.count)])
+        }
+        return (progress, batches)
+    }
+
+    /// Sends one batch of the push's due deliveries (those given, or else claimed from the queue) and
+    /// records what happened.
+    private func dispatch(_ plan: PushPlan, app: AppRecord, claimed given: [ClaimedDelivery]?, fanOutComplete: Bool) async throws -> Bool {
+        let now = env.clock.now()
+        let claimed: [ClaimedDelivery]
+        if let given {
+            claimed = given
+        } else {
+            guard app.pausedReason == nil else { return false }
+            claimed = try await claim(plan, app: app, now: now, fanOutComplete: fanOutComplete)
+        }
+        guard !claimed.isEmpty else { return false }
         do {
             try await send(claimed, plan, app: app, now: now)
         } catch {
@@ -290,6 +317,27 @@ public final class DeliveryEngine: Sendable {
             throw error
         }
         return true
+    }
+
+    /// Claims up to one batch of the push's due deliveries from the queue, within its rate limits.
+    private func claim(_ plan: PushPlan, app: AppRecord, now: Date, fanOutComplete: Bool) async throws -> [ClaimedDelivery] {
+        let (cachedDue, generation) = state.withLock { ($0.nextDue[plan.push.id], $0.generation[plan.push.id] ?? 0) }
+        if let cachedDue, cachedDue > now { return [] }
+        let allowed = reserve(plan, app: app, now: now, upTo: env.configuration.dispatchBatchSize)
+        guard allowed > 0 else { return [] }
+        let claimed = try await env.store.claimDeliveries(pushID: plan.push.id, limit: allowed, now: now)
+        refund(allowed - claimed.count, plan, app: app)
+        guard !claimed.isEmpty else {
+            // Rows in flight elsewhere may come back as retries: only a concrete time, computed with no
+            // outcome recorded in between, is cached.
+            if fanOutComplete, let due = try await env.store.nextDue(pushID: plan.push.id) {
+                state.withLock { s in
+                    if (s.generation[plan.push.id] ?? 0) == generation { s.nextDue[plan.push.id] = due }
+                }
+            }
+            return []
+        }
+        return claimed
     }
 
     /// Sends claimed deliveries and records their outcomes.
@@ -381,7 +429,7 @@ public final class DeliveryEngine: Sendable {
         let kind: DeliveryOutcome.Kind
         switch ReasonPolicy.action(status: r.status, reason: r.reason) {
         case .sent:
-            kind = .sent(apnsID: n.apnsID, status: 200)
+            kind = .sent(status: 200)
             tally.sent += 1
         case .retire:
             kind = .failed(reason: reason, status: r.status, retire: true, timestamp: r.unregisteredAt)

@@ -30,7 +30,8 @@ public struct ClaimedDelivery: Sendable {
 /// What happened to one claimed delivery.
 public struct DeliveryOutcome: Sendable {
     public enum Kind: Sendable {
-        case sent(apnsID: String, status: Int)
+        /// Accepted by APNs. The apns-id is not stored: it is derived from the push and the installation.
+        case sent(status: Int)
         /// Permanent failure. `retire` deactivates the installation unless its token was registered after `timestamp`.
         case failed(reason: String, status: Int?, retire: Bool, timestamp: Date?)
         /// Transient failure: back to pending at `at`, one more attempt counted.
@@ -54,7 +55,6 @@ public struct DeliveryRecord: Sendable {
     public var installationID: String
     public var state: DeliveryState
     public var attempts: Int
-    public var apnsID: String?
     public var status: Int?
     public var reason: String?
     public var badge: Int?

@@ -26,4 +26,6 @@ public struct FanOutProgress: Sendable {
     public var scanned: Int
     public var planned: Int
     public var done: Bool
+    /// The rows inserted in flight, for the caller to send now.
+    public var claimed: [ClaimedDelivery]
 }
