@@ -143,25 +143,46 @@ import HeraldStore
     }
 
     @Test func aRetryDueDuringALongFanOutIsNotHeldBackByIt() async throws {
-        // Each fan-out page fills both slots; a due retry must still get one of them.
+        // Each fan-out page fills both slots; a due retry must still get one of them before the fan-out ends.
         let t = try await TestService { $0.fanOutBatchSize = 4; $0.dispatchBatchSize = 2; $0.dispatchConcurrency = 2; $0.retryBase = 1; $0.retryCap = 1 }
         let app = try await t.createApp()
-        for i in 0..<12 { try await t.register(app, "i-\(i)", token: token(i)) }
+        for i in 0..<24 { try await t.register(app, "i-\(i)", token: token(i)) }
         let failOnce = Mutex(true)
         t.transport.answer { n in
             let fail = n.deviceToken == token(0) && failOnce.withLock { f in defer { f = false }; return f }
             return DeliveryResult(id: n.id, status: fail ? 503 : 200, reason: fail ? "ServiceUnavailable" : nil)
         }
         let id = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"]])
-        _ = try await t.service.engine.runOnce()
-        #expect(t.transport.notifications.count == 4)
-        t.clock.advance(by: 2)
-        _ = try await t.service.engine.runOnce()
+        var rounds = 0
+        while t.transport.notifications.filter({ $0.deviceToken == token(0) }).count < 2, rounds < 20 {
+            _ = try await t.service.engine.runOnce()
+            t.clock.advance(by: 2)
+            rounds += 1
+        }
+        let reached = Set(t.transport.notifications.map(\.deviceToken))
         #expect(t.transport.notifications.filter { $0.deviceToken == token(0) }.count == 2)
-        #expect(await t.status(app, id)["status"] == "sending")
+        #expect(reached.count <= 16, "the retry waited for the fan-out: \(reached.count) of 24 devices were reached first")
         try await t.deliver()
         let status = await t.status(app, id)
-        #expect(status["status"] == "done" && status["counts"]?["sent"] == 12)
+        #expect(status["status"] == "done" && status["counts"]?["sent"] == 24)
+    }
+
+    @Test func theNextPageIsFannedOutWhileARoundSendsAndACancelStopsTheRest() async throws {
+        let t = try await TestService { $0.fanOutBatchSize = 2; $0.dispatchBatchSize = 2; $0.dispatchConcurrency = 1 }
+        let app = try await t.createApp()
+        for i in 0..<8 { try await t.register(app, "i-\(i)", token: token(i)) }
+        let id = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"]])
+        _ = try await t.service.engine.runOnce()
+        // One page sent, the next one already fanned out (and in flight) for the next round.
+        #expect(t.transport.notifications.count == 2)
+        #expect(await t.status(app, id)["counts"]?["targeted"] == 4)
+        #expect(await t.call("POST", "/v1/pushes/\(id)/cancel", key: app.master).status == 200)
+        try await t.deliver()
+        // The page in flight at the cancel went out, as an in-flight batch does; nothing after it.
+        #expect(t.transport.notifications.count == 4)
+        let status = await t.status(app, id, include: true)
+        #expect(status["status"] == "cancelled" && status["counts"]?["sent"] == 4 && status["counts"]?["targeted"] == 4)
+        #expect(status["deliveries"]?.arrayValue?.allSatisfy { $0["state"] == "sent" } == true)
     }
 
     @Test func retriesStopAtTheExpiration() async throws {

@@ -26,6 +26,8 @@ public final class DeliveryEngine: Sendable {
         var nextDue: [String: Date] = [:]
         /// Bumped whenever outcomes are recorded for a push; a nextDue computed across a bump is discarded.
         var generation: [String: Int] = [:]
+        /// Pages fanned out while the previous round was sending, their due rows already in flight.
+        var nextPages: [String: FannedOutPage] = [:]
     }
     private let state = Mutex(State())
 
@@ -112,15 +114,17 @@ public final class DeliveryEngine: Sendable {
         return rounds
     }
 
-    /// One round: promote, fan out one page per push, dispatch one batch per push, finish. Returns whether
-    /// anything happened.
+    /// One round: promote, fan out one page per push, dispatch one batch per push and slot, finish.
+    /// A push in the middle of its fan-out has its next page fanned out while this round sends, so the
+    /// store's writer and the network work at the same time. Returns whether anything happened.
     public func runOnce() async throws -> Bool {
         let now = env.clock.now()
         var worked = try await env.store.promoteScheduled(now: now) > 0
         try await purgeIfDue(now: now)
         let active = try await env.store.activePushes()
         dropFinishedPlans(active: Set(active.map(\.id)))
-        guard !active.isEmpty else { return worked }
+        let carried = state.withLock { s in defer { s.nextPages = [:] }; return s.nextPages }
+        guard !active.isEmpty || !carried.isEmpty else { return worked }
         var apps: [String: AppRecord] = [:]
         for id in Set(active.map(\.appID)) { apps[id] = try await env.store.app(id: id) }
 
@@ -132,26 +136,37 @@ public final class DeliveryEngine: Sendable {
             guard let plan = try await plan(for: push, app: app) else { worked = true; continue }
             plans.append(plan)
         }
+        // A page carried over for a push that has since ended (cancelled, failed) is in flight: it goes out,
+        // as a batch in flight at the moment of a cancel does.
+        let ended = carried.values.filter { page in !plans.contains { $0.push.id == page.plan.push.id } }
+        plans += ended.map(\.plan)
+        for page in ended { apps[page.app.id] = apps[page.app.id] ?? page.app }
 
         // Fair sharing: every push gets at most one batch per slot and round, starting at a rotating offset.
         // With fewer pushes than transport slots, a push may use several slots (claims never overlap).
         let concurrency = max(1, env.configuration.dispatchConcurrency)
         let perPush = plans.isEmpty ? 0 : max(1, concurrency / plans.count)
-        var fresh: [String: [[ClaimedDelivery]]] = [:]
-        for plan in plans where !fannedOut.contains(plan.push.id) {   // (a cached plan's record is from its first round)
+        var pages: [String: FannedOutPage] = carried
+        for plan in plans where pages[plan.push.id] == nil && !fannedOut.contains(plan.push.id) {   // (a cached plan's record is from its first round)
             guard let app = apps[plan.push.appID] else { continue }
-            let (progress, batches) = try await fanOut(plan, app: app, slots: perPush, now: now)
-            fresh[plan.push.id] = batches
-            if progress.done { fannedOut.insert(plan.push.id) }
+            pages[plan.push.id] = try await fanOut(plan, app: app, slots: perPush, now: now)
+        }
+        for page in pages.values {
+            if page.done { fannedOut.insert(page.plan.push.id) }
             worked = true
         }
         let offset = state.withLock { s -> Int in s.rotation += 1; return s.rotation }
         var slots: [(plan: PushPlan, claimed: [ClaimedDelivery]?)] = []
         for i in plans.indices {
             let plan = plans[(i + offset) % plans.count]
-            let batches = fresh[plan.push.id] ?? []
+            let batches = pages[plan.push.id]?.batches ?? []
             for slot in 0..<perPush { slots.append((plan, slot < batches.count ? batches[slot] : nil)) }
         }
+
+        // The next pages of unfinished fan-outs, while this round's batches are out.
+        let continuing = plans.filter { pages[$0.push.id].map { !$0.done } ?? false }
+        let appsNow = apps
+        async let next = fanOutNextPages(continuing, apps: appsNow, slots: perPush, now: now)
         var index = 0
         while index < slots.count {
             let chunk = slots[index..<min(index + concurrency, slots.count)]
@@ -173,12 +188,22 @@ public final class DeliveryEngine: Sendable {
             }
             if results.contains(true) { worked = true }
         }
+        try await next
 
         for push in active where fannedOut.contains(push.id) {
             guard try await env.store.finishIfComplete(pushID: push.id, now: env.clock.now()) else { continue }
             worked = true
         }
         return worked
+    }
+
+    /// Fans out the next page of each push and keeps it for the next round.
+    private func fanOutNextPages(_ plans: [PushPlan], apps: [String: AppRecord], slots: Int, now: Date) async throws {
+        for plan in plans {
+            guard let app = apps[plan.push.appID] else { continue }
+            let page = try await fanOut(plan, app: app, slots: slots, now: now)
+            state.withLock { $0.nextPages[plan.push.id] = page }
+        }
     }
 
     /// Deletes finished pushes older than the retention, at most once an hour and in bounded steps.
@@ -269,7 +294,7 @@ public final class DeliveryEngine: Sendable {
     /// batches, one per slot the push has this round (within its rate limits), so a first attempt costs
     /// no separate claim. When rows of the push already wait in the queue (retries, a paused app's
     /// requeued rows), one slot is left to claim them, so they are not held back by a long fan-out.
-    private func fanOut(_ plan: PushPlan, app: AppRecord, slots: Int, now: Date) async throws -> (FanOutProgress, [[ClaimedDelivery]]) {
+    private func fanOut(_ plan: PushPlan, app: AppRecord, slots: Int, now: Date) async throws -> FannedOutPage {
         let batchSize = max(1, env.configuration.dispatchBatchSize)
         var freshSlots = slots
         if let waiting = try await env.store.nextDue(pushID: plan.push.id), waiting <= now { freshSlots -= 1 }
@@ -292,7 +317,7 @@ public final class DeliveryEngine: Sendable {
         let batches = stride(from: 0, to: progress.claimed.count, by: batchSize).map {
             Array(progress.claimed[$0..<min($0 + batchSize, progress.claimed.count)])
         }
-        return (progress, batches)
+        return FannedOutPage(plan: plan, app: app, batches: batches, done: progress.done)
     }
 
     /// Sends one batch of the push's due deliveries (those given, or else claimed from the queue) and
@@ -301,6 +326,11 @@ public final class DeliveryEngine: Sendable {
         let now = env.clock.now()
         let claimed: [ClaimedDelivery]
         if let given {
+            guard app.pausedReason == nil else {
+                try await record(given.map { DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .requeue) },
+                                 pushID: plan.push.id)
+                return false
+            }
             claimed = given
         } else {
             guard app.pausedReason == nil else { return false }
@@ -481,4 +511,12 @@ private final class ResumeOnce: Sendable {
     private let continuation = Mutex<CheckedContinuation<Void, Never>?>(nil)
     func set(_ c: CheckedContinuation<Void, Never>) { continuation.withLock { $0 = c } }
     func resume() { continuation.withLock { c in c?.resume(); c = nil } }
+}
+
+/// One fan-out page of a push: its due rows in flight, split into one batch per dispatch slot.
+private struct FannedOutPage: Sendable {
+    var plan: PushPlan
+    var app: AppRecord
+    var batches: [[ClaimedDelivery]]
+    var done: Bool
 }
