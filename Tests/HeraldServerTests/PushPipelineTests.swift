@@ -29,14 +29,14 @@ import HeraldStore
         #expect(status["counts"]?["targeted"] == 3 && status["counts"]?["sent"] == 3 && status["counts"]?["pending"] == 0)
         let deliveries = status["deliveries"]?.arrayValue ?? []
         #expect(deliveries.count == 3 && deliveries.allSatisfy { $0["state"] == "sent" && $0["status"] == 200 })
-        #expect(Set(deliveries.compactMap { $0["apnsId"]?.stringValue }) == Set(sent.map(\.apnsID)))
+        #expect(Set(deliveries.compactMap { $0["apnsId"]?.stringValue }) == Set(sent.map(\.apnsID.lowercasedString)))
     }
 
     @Test func apnsIDIsStablePerPushAndInstallation() async throws {
         let crypto = try SecretBoxCrypto(secretKey: Array(repeating: 1, count: 32))
-        let a = stableAPNsID(pushID: "p", installationID: "i", crypto: crypto)
-        #expect(a == stableAPNsID(pushID: "p", installationID: "i", crypto: crypto))
-        #expect(a != stableAPNsID(pushID: "p", installationID: "j", crypto: crypto))
+        let a = stableAPNsID(pushID: "p", installationID: "i", crypto: crypto).lowercasedString
+        #expect(a == stableAPNsID(pushID: "p", installationID: "i", crypto: crypto).lowercasedString)
+        #expect(a != stableAPNsID(pushID: "p", installationID: "j", crypto: crypto).lowercasedString)
         #expect(UUID(uuidString: a)?.uuidString.lowercased() == a, "a canonical lowercase UUID")
         #expect(Array(a)[14] == "5", "version 5 style")
         #expect(a.count == 36 && Array(a)[14] == "5")

@@ -118,7 +118,7 @@ struct PushesAPI {
             out["deliveries"] = .array(rows.map { d in
                 ["installationId": .string(d.installationID), "state": .string(d.state.name), "attempts": .int(d.attempts),
                  // Sent rows carried the id derived from push and installation; it is not stored.
-                 "apnsId": d.state == .sent ? .string(stableAPNsID(pushID: p.id, installationID: d.installationID, crypto: env.crypto)) : .null,
+                 "apnsId": d.state == .sent ? .string(stableAPNsID(pushID: p.id, installationID: d.installationID, crypto: env.crypto).lowercasedString) : .null,
                  "status": .optional(d.status), "reason": .optional(d.reason),
                  "badge": .optional(d.badge), "updatedAt": ISO8601.json(d.updatedAt)]
             })

@@ -89,7 +89,7 @@ public final class APNSClientTransport: PushTransport {
                 let notification = APNSNotification(
                     deviceToken: token, topic: n.topic, encodedPayload: payload, pushType: APNSPushType(rawValue: n.pushType),
                     priority: APNSPriority(rawValue: n.priority), expiration: n.expiration.map(APNSExpiration.at),
-                    collapseID: n.collapseID, apnsID: UUID(canonical: n.apnsID))
+                    collapseID: n.collapseID, apnsID: n.apnsID)
                 requests.append(try notification.prepare())
             } catch {
                 // Caught before sending: the same answer APNs would give, without the round trip.

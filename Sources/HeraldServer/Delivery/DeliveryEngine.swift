@@ -405,12 +405,18 @@ public final class DeliveryEngine: Sendable {
                 outcomes += deliveries.map { DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .requeue) }
                 continue
             }
+            // Neighbouring rows mostly share their variant and badge: ask the plan only when they change.
+            var last: (variant: String, badge: Int?, payload: [UInt8])?
             let notifications = deliveries.map { d in
-                OutgoingNotification(id: d.id, deviceToken: d.deviceToken,
-                                     apnsID: stableAPNsID(pushID: plan.push.id, installationID: d.installationID, crypto: env.crypto),
-                                     topic: plan.topic, pushType: plan.spec.pushType, priority: plan.spec.priority,
-                                     expiration: plan.spec.expiration, collapseID: plan.spec.collapseID,
-                                     payload: plan.payload(variant: d.variant, badge: d.badge))
+                let payload: [UInt8]
+                if let l = last, l.badge == d.badge, l.variant == d.variant { payload = l.payload } else {
+                    payload = plan.payload(variant: d.variant, badge: d.badge)
+                    last = (d.variant, d.badge, payload)
+                }
+                return OutgoingNotification(id: d.id, deviceToken: d.deviceToken,
+                                            apnsID: stableAPNsID(pushID: plan.push.id, installationID: d.installationID, crypto: env.crypto),
+                                            topic: plan.topic, pushType: plan.spec.pushType, priority: plan.spec.priority,
+                                            expiration: plan.spec.expiration, collapseID: plan.spec.collapseID, payload: payload)
             }
             env.metrics.increment("herald_transport_batches_total")
             let started = ContinuousClock.now

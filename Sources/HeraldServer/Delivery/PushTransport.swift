@@ -28,7 +28,7 @@ public struct OutgoingNotification: Sendable {
     public var id: Int64
     public var deviceToken: String
     /// Stable per (push, installation): a retry reuses it, so APNs and logs can correlate.
-    public var apnsID: String
+    public var apnsID: UUID
     public var topic: String
     /// `apns-push-type` (alert, background, voip, ...).
     public var pushType: String
