@@ -60,6 +60,7 @@ public protocol HeraldStorage: Sendable {
     func claimDeliveries(pushID: String, limit: Int, now: Date) async throws -> [ClaimedDelivery]
     func nextDue(pushID: String) async throws -> Date?
     func recordOutcomes(pushID: String, outcomes: [DeliveryOutcome], now: Date) async throws -> (sent: Int, failed: Int, retired: Int)
+    func recordPage(pushID: String, after: Int64, cursor: Int64, done: Bool, badge: Int?, rows: [PageDelivery], now: Date) async throws -> Bool
     func releaseInFlight() async throws -> Int
     func deliveries(pushID: String, state: DeliveryState?, afterID: Int64, limit: Int) async throws -> [DeliveryRecord]
     func pendingDeliveryCount() async throws -> Int

@@ -173,13 +173,7 @@ extension SQLiteStore {
                                          [.optionalInt(status), .text(reason), now.sql, .integer(o.deliveryID)]) > 0 else { continue }
                     failed += 1
                     reasons[reason, default: 0] += 1
-                    if retire {
-                        // A token registered after APNs' "last valid" time belongs to a device that came back.
-                        retired += try db.execute("""
-                            UPDATE installations SET active = 0, inactive_reason = ?, inactive_at = ?, updated_at = ?
-                            WHERE seq = ? AND device_token = ? AND active = 1 AND token_updated_at <= ?
-                            """, [.text(reason), now.sql, now.sql, .integer(o.seq), .text(o.deviceToken), (timestamp ?? now).sql])
-                    }
+                    if retire { retired += try Self.retire(seq: o.seq, token: o.deviceToken, reason: reason, timestamp: timestamp, now: now, db) }
                 case .retry(let at, let reason, let status):
                     try db.execute("UPDATE deliveries SET state = 0, attempts = attempts + 1, not_before = ?, status = ?, reason = ?, updated_at = ? WHERE id = ? AND state = 1",
                                    [at.sql, .optionalInt(status), .text(reason), now.sql, .integer(o.deliveryID)])
@@ -193,15 +187,88 @@ extension SQLiteStore {
                     WHERE id IN (SELECT value FROM json_each(?)) AND state = 1
                     """, [.int(status), now.sql, jsonArray(ids)])
             }
-            for (reason, count) in reasons {
-                try db.execute("""
-                    INSERT INTO push_failures (push_id, reason, count) VALUES (?, ?, ?)
-                    ON CONFLICT (push_id, reason) DO UPDATE SET count = count + excluded.count
-                    """, [.text(pushID), .text(reason), .int(count)])
-            }
+            try Self.countFailures(pushID: pushID, reasons, db)
             try db.execute("UPDATE pushes SET sent = sent + ?, failed = failed + ?, retired = retired + ?, updated_at = ? WHERE id = ?",
                            [.int(sent), .int(failed), .int(retired), now.sql, .text(pushID)])
             return (sent, failed, retired)
+        }
+    }
+
+    /// Writes a fan-out page that was read without writing (`audience`) and then sent: each member's row
+    /// is inserted once, with its outcome (or pending, if it was not attempted), and the push's cursor
+    /// and counters move, all in one transaction. A first attempt thus costs one write. The page must
+    /// start where the push's cursor is (`after`): a page already written, or one read before a page that
+    /// was never written, changes nothing and returns false; its members are read and sent again (with
+    /// the same apns-ids), as in-flight rows are after a crash.
+    ///
+    /// Rows not attempted, or left for a retry, of a push that has meanwhile ended are written as cancelled.
+    /// `badge` is a push's badge value to store on each installation (a set, never an increment: those are
+    /// applied when the page is read, in `fanOut`).
+    public func recordPage(pushID: String, after: Int64, cursor: Int64, done: Bool, badge: Int?, rows: [PageDelivery], now: Date) async throws -> Bool {
+        try await database.write { db in
+            guard let p = try db.first("SELECT \(Self.pushColumns) FROM pushes WHERE id = ?", [.text(pushID)], Self.push),
+                  !p.fanoutDone, p.fanoutCursor == after else { return false }
+            let ended = p.status.isFinal
+            var sent = 0, failed = 0, cancelled = 0, retired = 0
+            var reasons: [String: Int] = [:]
+            for row in rows {
+                let d = row.planned
+                // state, attempts, not_before, status, reason
+                var values: (Int, Int, Date, Int?, String?) = (0, 0, d.notBefore, nil, nil)
+                switch row.outcome {
+                case nil, .requeue?: break
+                case .sent(let status)?:
+                    values = (2, 1, d.notBefore, status, nil)
+                    sent += 1
+                case let .failed(reason, status, retire, timestamp)?:
+                    values = (3, 1, d.notBefore, status, reason)
+                    failed += 1
+                    reasons[reason, default: 0] += 1
+                    if retire { retired += try Self.retire(seq: d.seq, token: d.deviceToken, reason: reason, timestamp: timestamp, now: now, db) }
+                case let .retry(at, reason, status)?:
+                    values = (0, 1, at, status, reason)
+                }
+                if ended && values.0 == 0 {
+                    values.0 = 4
+                    cancelled += 1
+                }
+                if let badge {
+                    try db.execute("UPDATE installations SET badge = ? WHERE seq = ?", [.int(badge), .integer(d.seq)])
+                }
+                try db.execute("""
+                    INSERT INTO deliveries (push_id, seq, installation_id, device_token, environment, variant, badge, state, attempts,
+                                            not_before, status, reason, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, [.text(pushID), .integer(d.seq), .text(d.installationID), .text(d.deviceToken), .text(d.environment),
+                          .text(d.variant), .optionalInt(badge), .int(values.0), .int(values.1),
+                          values.2.sql, .optionalInt(values.3), .optionalText(values.4), now.sql])
+            }
+            try Self.countFailures(pushID: pushID, reasons, db)
+            try db.execute("""
+                UPDATE pushes SET fanout_cursor = ?, fanout_done = ?, targeted = targeted + ?, sent = sent + ?, failed = failed + ?,
+                  retired = retired + ?, cancelled = cancelled + ?, status = CASE status WHEN 'queued' THEN 'sending' ELSE status END,
+                  updated_at = ? WHERE id = ?
+                """, [.integer(cursor), .bool(done), .int(rows.count), .int(sent), .int(failed), .int(retired), .int(cancelled),
+                      now.sql, .text(pushID)])
+            return true
+        }
+    }
+
+    /// Retires an installation APNs said is gone. A token registered after APNs' "last valid" time belongs
+    /// to a device that came back, and stays.
+    private static func retire(seq: Int64, token: String, reason: String, timestamp: Date?, now: Date, _ db: SQLiteConnection) throws -> Int {
+        try db.execute("""
+            UPDATE installations SET active = 0, inactive_reason = ?, inactive_at = ?, updated_at = ?
+            WHERE seq = ? AND device_token = ? AND active = 1 AND token_updated_at <= ?
+            """, [.text(reason), now.sql, now.sql, .integer(seq), .text(token), (timestamp ?? now).sql])
+    }
+
+    private static func countFailures(pushID: String, _ reasons: [String: Int], _ db: SQLiteConnection) throws {
+        for (reason, count) in reasons {
+            try db.execute("""
+                INSERT INTO push_failures (push_id, reason, count) VALUES (?, ?, ?)
+                ON CONFLICT (push_id, reason) DO UPDATE SET count = count + excluded.count
+                """, [.text(pushID), .text(reason), .int(count)])
         }
     }
 

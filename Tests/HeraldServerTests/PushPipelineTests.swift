@@ -142,6 +142,19 @@ import HeraldStore
         #expect(status["deliveries"]?.arrayValue?.first?["attempts"] == 2)
     }
 
+    @Test func twoCallersDrivingTheEngineAtOnceSendEachDeviceOnce() async throws {
+        let t = try await TestService { $0.fanOutBatchSize = 4; $0.dispatchBatchSize = 2; $0.dispatchConcurrency = 2 }
+        let app = try await t.createApp()
+        for i in 0..<40 { try await t.register(app, "i-\(i)", token: token(i)) }
+        let id = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"]])
+        async let a = t.service.engine.runUntilIdle()
+        async let b = t.service.engine.runUntilIdle()
+        _ = try await (a, b)
+        let tokens = t.transport.notifications.map(\.deviceToken)
+        #expect(tokens.count == 40 && Set(tokens).count == 40)
+        #expect(await t.status(app, id)["counts"]?["sent"] == 40)
+    }
+
     @Test func aRetryDueDuringALongFanOutIsNotHeldBackByIt() async throws {
         // Each fan-out page fills both slots; a due retry must still get one of them before the fan-out ends.
         let t = try await TestService { $0.fanOutBatchSize = 4; $0.dispatchBatchSize = 2; $0.dispatchConcurrency = 2; $0.retryBase = 1; $0.retryCap = 1 }
@@ -167,21 +180,29 @@ import HeraldStore
         #expect(status["status"] == "done" && status["counts"]?["sent"] == 24)
     }
 
-    @Test func theNextPageIsFannedOutWhileARoundSendsAndACancelStopsTheRest() async throws {
+    @Test(arguments: [false, true])
+    func theNextPageIsReadWhileARoundSendsAndACancelStopsTheRest(incrementsBadges: Bool) async throws {
         let t = try await TestService { $0.fanOutBatchSize = 2; $0.dispatchBatchSize = 2; $0.dispatchConcurrency = 1 }
         let app = try await t.createApp()
         for i in 0..<8 { try await t.register(app, "i-\(i)", token: token(i)) }
-        let id = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"]])
+        var content: [String: JSON] = ["alert": "x"]
+        if incrementsBadges { content["badge"] = ["increment": 1] }
+        let id = try await t.push(app, ["target": ["all": true], "content": .object(content)])
         _ = try await t.service.engine.runOnce()
-        // One page sent, the next one already fanned out (and in flight) for the next round.
         #expect(t.transport.notifications.count == 2)
-        #expect(await t.status(app, id)["counts"]?["targeted"] == 4)
+        // The next page is ready for the next round. A badge increment must be stored before it is sent, so
+        // that page is already written (and in flight); otherwise it is written once, after it went out.
+        let targeted = await t.status(app, id)["counts"]?["targeted"]?.intValue
+        #expect(targeted == (incrementsBadges ? 4 : 2))
         #expect(await t.call("POST", "/v1/pushes/\(id)/cancel", key: app.master).status == 200)
-        try await t.deliver()
-        // The page in flight at the cancel went out, as an in-flight batch does; nothing after it.
-        #expect(t.transport.notifications.count == 4)
+        #expect(try await t.service.engine.runUntilIdle(maxRounds: 20) < 20)
+        // A page in flight at the cancel goes out, as an in-flight batch does; nothing after it.
+        let sent = incrementsBadges ? 4 : 2
+        #expect(t.transport.notifications.count == sent)
         let status = await t.status(app, id, include: true)
-        #expect(status["status"] == "cancelled" && status["counts"]?["sent"] == 4 && status["counts"]?["targeted"] == 4)
+        let counts = status["counts"]
+        #expect(status["status"] == "cancelled")
+        #expect(counts?["sent"]?.intValue == sent && counts?["targeted"]?.intValue == sent)
         #expect(status["deliveries"]?.arrayValue?.allSatisfy { $0["state"] == "sent" } == true)
     }
 

@@ -9,9 +9,9 @@ import HeraldStore
 public final class DeliveryEngine: Sendable {
     let env: ServiceEnvironment
     let transport: any PushTransport
-    private let backoff: Backoff
+    let backoff: Backoff
 
-    private struct State {
+    struct State {
         var plans: [String: PushPlan] = [:]
         var credentials: [String: (version: Date, bundle: CredentialBundle)] = [:]
         var buckets: [String: (tokens: Double, updated: Date)] = [:]
@@ -27,9 +27,10 @@ public final class DeliveryEngine: Sendable {
         /// Bumped whenever outcomes are recorded for a push; a nextDue computed across a bump is discarded.
         var generation: [String: Int] = [:]
         /// Pages fanned out while the previous round was sending, their due rows already in flight.
-        var nextPages: [String: FannedOutPage] = [:]
+        var nextPages: [String: FanOutPage] = [:]
     }
-    private let state = Mutex(State())
+    let state = Mutex(State())
+    private let roundGate = AsyncGate()
 
     init(env: ServiceEnvironment, transport: any PushTransport) {
         self.env = env
@@ -114,10 +115,18 @@ public final class DeliveryEngine: Sendable {
         return rounds
     }
 
-    /// One round: promote, fan out one page per push, dispatch one batch per push and slot, finish.
-    /// A push in the middle of its fan-out has its next page fanned out while this round sends, so the
-    /// store's writer and the network work at the same time. Returns whether anything happened.
+    /// One round: promote, fan out one page per push, dispatch one batch per push and slot, write what
+    /// happened, finish. While a round's batches are out, the next page of each push still fanning out is
+    /// read, so the store and the network work at the same time. Returns whether anything happened.
     public func runOnce() async throws -> Bool {
+        // Rounds never overlap (a tool's runUntilIdle beside the loop): a page read without writing must
+        // not be sent by two rounds.
+        await roundGate.enter()
+        defer { roundGate.leave() }
+        return try await round()
+    }
+
+    private func round() async throws -> Bool {
         let now = env.clock.now()
         var worked = try await env.store.promoteScheduled(now: now) > 0
         try await purgeIfDue(now: now)
@@ -131,64 +140,85 @@ public final class DeliveryEngine: Sendable {
         var plans: [PushPlan] = []
         // Only pushes whose fan-out is complete can finish; checking the others would cost a write each round.
         var fannedOut = Set(active.filter(\.fanoutDone).map(\.id))
+        let cursors = Dictionary(active.map { ($0.id, $0.fanoutCursor) }, uniquingKeysWith: { a, _ in a })
         for push in active {
             guard let app = apps[push.appID] else { continue }
             guard let plan = try await plan(for: push, app: app) else { worked = true; continue }
             plans.append(plan)
         }
-        // A page carried over for a push that has since ended (cancelled, failed) is in flight: it goes out,
-        // as a batch in flight at the moment of a cancel does.
-        let ended = carried.values.filter { page in !plans.contains { $0.push.id == page.plan.push.id } }
-        plans += ended.map(\.plan)
-        for page in ended { apps[page.app.id] = apps[page.app.id] ?? page.app }
+        // A page read ahead is used if it still starts at the push's cursor. One already written (its rows in
+        // flight) goes out even if its push has since ended, as a batch in flight at a cancel does.
+        var pages: [String: FanOutPage] = [:]
+        for (id, page) in carried {
+            if let unsaved = page.unsaved {
+                guard !fannedOut.contains(id), cursors[id] == unsaved.after else { continue }
+            } else if !plans.contains(where: { $0.push.id == id }) {
+                plans.append(page.plan)
+                apps[page.app.id] = apps[page.app.id] ?? page.app
+            }
+            pages[id] = page
+        }
 
         // Fair sharing: every push gets at most one batch per slot and round, starting at a rotating offset.
         // With fewer pushes than transport slots, a push may use several slots (claims never overlap).
         let concurrency = max(1, env.configuration.dispatchConcurrency)
         let perPush = plans.isEmpty ? 0 : max(1, concurrency / plans.count)
-        var pages: [String: FannedOutPage] = carried
         for plan in plans where pages[plan.push.id] == nil && !fannedOut.contains(plan.push.id) {   // (a cached plan's record is from its first round)
-            guard let app = apps[plan.push.appID] else { continue }
-            pages[plan.push.id] = try await fanOut(plan, app: app, slots: perPush, now: now)
+            guard let app = apps[plan.push.appID], let cursor = cursors[plan.push.id] else { continue }
+            pages[plan.push.id] = try await fanOut(plan, app: app, after: cursor, slots: perPush, now: now)
         }
-        for page in pages.values {
-            if page.done { fannedOut.insert(page.plan.push.id) }
-            worked = true
-        }
+        if !pages.isEmpty { worked = true }
         let offset = state.withLock { s -> Int in s.rotation += 1; return s.rotation }
-        var slots: [(plan: PushPlan, claimed: [ClaimedDelivery]?)] = []
+        var slots: [(plan: PushPlan, batch: [ClaimedDelivery]?, unsaved: Bool)] = []
         for i in plans.indices {
             let plan = plans[(i + offset) % plans.count]
-            let batches = pages[plan.push.id]?.batches ?? []
-            for slot in 0..<perPush { slots.append((plan, slot < batches.count ? batches[slot] : nil)) }
+            let page = pages[plan.push.id]
+            let batches = page?.batches ?? []
+            for slot in 0..<perPush { slots.append((plan, slot < batches.count ? batches[slot] : nil, page?.unsaved != nil)) }
         }
 
         // The next pages of unfinished fan-outs, while this round's batches are out.
-        let continuing = plans.filter { pages[$0.push.id].map { !$0.done } ?? false }
+        let continuing = pages.values.filter { !$0.done }
         let appsNow = apps
-        async let next = fanOutNextPages(continuing, apps: appsNow, slots: perPush, now: now)
+        async let next: Void = fanOutNextPages(continuing, apps: appsNow, slots: perPush, now: now)
+        var outcomes: [String: [DeliveryOutcome]] = [:]
         var index = 0
         while index < slots.count {
             let chunk = slots[index..<min(index + concurrency, slots.count)]
             let fannedOut = fannedOut
             index += concurrency
-            let results = await withTaskGroup(of: Bool.self) { group -> [Bool] in
-                for (plan, claimed) in chunk {
+            let results = await withTaskGroup(of: (String, Bool, [DeliveryOutcome]).self) { group in
+                for (plan, batch, unsaved) in chunk {
                     guard let app = apps[plan.push.appID] else { continue }
                     group.addTask { [self] in
-                        do { return try await dispatch(plan, app: app, claimed: claimed, fanOutComplete: fannedOut.contains(plan.push.id)) } catch {
+                        do {
+                            let sent = try await dispatch(plan, app: app, batch: batch, unsaved: unsaved, fanOutComplete: fannedOut.contains(plan.push.id))
+                            return (plan.push.id, sent.worked, sent.unrecorded)
+                        } catch {
                             env.log(.error, "dispatch of push \(plan.push.id) failed: \(error); its claimed deliveries went back to the queue")
-                            return false
+                            return (plan.push.id, false, [])
                         }
                     }
                 }
-                var out: [Bool] = []
+                var out: [(String, Bool, [DeliveryOutcome])] = []
                 for await r in group { out.append(r) }
                 return out
             }
-            if results.contains(true) { worked = true }
+            for (id, sent, unrecorded) in results {
+                if sent { worked = true }
+                outcomes[id, default: []] += unrecorded
+            }
         }
         try await next
+        for page in pages.values {
+            guard page.unsaved != nil else {
+                if page.done { fannedOut.insert(page.plan.push.id) }
+                continue
+            }
+            if try await write(page, outcomes: outcomes[page.plan.push.id] ?? [], now: now), page.done {
+                fannedOut.insert(page.plan.push.id)
+            }
+        }
 
         for push in active where fannedOut.contains(push.id) {
             guard try await env.store.finishIfComplete(pushID: push.id, now: env.clock.now()) else { continue }
@@ -198,11 +228,11 @@ public final class DeliveryEngine: Sendable {
     }
 
     /// Fans out the next page of each push and keeps it for the next round.
-    private func fanOutNextPages(_ plans: [PushPlan], apps: [String: AppRecord], slots: Int, now: Date) async throws {
-        for plan in plans {
-            guard let app = apps[plan.push.appID] else { continue }
-            let page = try await fanOut(plan, app: app, slots: slots, now: now)
-            state.withLock { $0.nextPages[plan.push.id] = page }
+    private func fanOutNextPages(_ pages: [FanOutPage], apps: [String: AppRecord], slots: Int, now: Date) async throws {
+        for page in pages {
+            guard let app = apps[page.plan.push.appID] else { continue }
+            let next = try await fanOut(page.plan, app: app, after: page.unsaved?.cursor ?? 0, slots: slots, now: now)
+            state.withLock { $0.nextPages[page.plan.push.id] = next }
         }
     }
 
@@ -249,7 +279,7 @@ public final class DeliveryEngine: Sendable {
 
     /// Reserves the tokens available now for a push (its own limit and its app's), at most `cap`.
     /// Reserving (not just reading) keeps parallel batches of one push within the limit.
-    private func reserve(_ plan: PushPlan, app: AppRecord, now: Date, upTo cap: Int) -> Int {
+    func reserve(_ plan: PushPlan, app: AppRecord, now: Date, upTo cap: Int) -> Int {
         state.withLock { s in
             var limit = Double(cap)
             let keys = [("push:\(plan.push.id)", plan.spec.rateLimit), ("app:\(app.id)", app.rateLimit)]
@@ -268,7 +298,7 @@ public final class DeliveryEngine: Sendable {
     }
 
     /// Gives back tokens reserved but not used (fewer deliveries were due).
-    private func refund(_ count: Int, _ plan: PushPlan, app: AppRecord) {
+    func refund(_ count: Int, _ plan: PushPlan, app: AppRecord) {
         guard count > 0 else { return }
         state.withLock { s in
             for key in ["push:\(plan.push.id)", "app:\(app.id)"] where s.buckets[key] != nil {
@@ -277,7 +307,7 @@ public final class DeliveryEngine: Sendable {
         }
     }
 
-    private func credential(app: AppRecord, environment: String) async throws -> CredentialBundle? {
+    func credential(app: AppRecord, environment: String) async throws -> CredentialBundle? {
         let records = try await env.store.credentials(appID: app.id)
         guard let record = records.first(where: { $0.environment == environment }) else { return nil }
         if let cached = state.withLock({ $0.credentials["\(app.id)|\(environment)"] }), cached.version == record.updatedAt {
@@ -289,226 +319,29 @@ public final class DeliveryEngine: Sendable {
         state.withLock { $0.credentials["\(app.id)|\(environment)"] = (record.updatedAt, bundle) }
         return bundle
     }
-
-    /// Fans out the push's next page. Rows that are due now come back already in flight, split into
-    /// batches, one per slot the push has this round (within its rate limits), so a first attempt costs
-    /// no separate claim. When rows of the push already wait in the queue (retries, a paused app's
-    /// requeued rows), one slot is left to claim them, so they are not held back by a long fan-out.
-    private func fanOut(_ plan: PushPlan, app: AppRecord, slots: Int, now: Date) async throws -> FannedOutPage {
-        let batchSize = max(1, env.configuration.dispatchBatchSize)
-        var freshSlots = slots
-        if let waiting = try await env.store.nextDue(pushID: plan.push.id), waiting <= now { freshSlots -= 1 }
-        var allowed = 0
-        if app.pausedReason == nil, freshSlots > 0 {
-            allowed = reserve(plan, app: app, now: now, upTo: freshSlots * batchSize)
-        }
-        let progress: FanOutProgress
-        do {
-            progress = try await env.store.fanOut(pushID: plan.push.id, selector: plan.spec.selector, badge: plan.spec.content.badge?.change,
-                                                  limit: env.configuration.fanOutBatchSize, claim: allowed, now: now) { [plan] members in
-                plan.plan(members, now: now)
-            }
-        } catch {
-            refund(allowed, plan, app: app)
-            throw error
-        }
-        refund(allowed - progress.claimed.count, plan, app: app)
-        env.metrics.increment("herald_fanout_deliveries_total", by: Double(progress.planned))
-        let batches = stride(from: 0, to: progress.claimed.count, by: batchSize).map {
-            Array(progress.claimed[$0..<min($0 + batchSize, progress.claimed.count)])
-        }
-        return FannedOutPage(plan: plan, app: app, batches: batches, done: progress.done)
-    }
-
-    /// Sends one batch of the push's due deliveries (those given, or else claimed from the queue) and
-    /// records what happened.
-    private func dispatch(_ plan: PushPlan, app: AppRecord, claimed given: [ClaimedDelivery]?, fanOutComplete: Bool) async throws -> Bool {
-        let now = env.clock.now()
-        let claimed: [ClaimedDelivery]
-        if let given {
-            guard app.pausedReason == nil else {
-                try await record(given.map { DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .requeue) },
-                                 pushID: plan.push.id)
-                return false
-            }
-            claimed = given
-        } else {
-            guard app.pausedReason == nil else { return false }
-            claimed = try await claim(plan, app: app, now: now, fanOutComplete: fanOutComplete)
-        }
-        guard !claimed.isEmpty else { return false }
-        do {
-            try await send(claimed, plan, app: app, now: now)
-        } catch {
-            // Whatever failed (a credential that no longer opens, the store), the claimed rows must not
-            // stay in flight until the next start: put them back, then report.
-            try? await record(claimed.map { DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .requeue) },
-                              pushID: plan.push.id)
-            throw error
-        }
-        return true
-    }
-
-    /// Claims up to one batch of the push's due deliveries from the queue, within its rate limits.
-    private func claim(_ plan: PushPlan, app: AppRecord, now: Date, fanOutComplete: Bool) async throws -> [ClaimedDelivery] {
-        let (cachedDue, generation) = state.withLock { ($0.nextDue[plan.push.id], $0.generation[plan.push.id] ?? 0) }
-        if let cachedDue, cachedDue > now { return [] }
-        let allowed = reserve(plan, app: app, now: now, upTo: env.configuration.dispatchBatchSize)
-        guard allowed > 0 else { return [] }
-        let claimed = try await env.store.claimDeliveries(pushID: plan.push.id, limit: allowed, now: now)
-        refund(allowed - claimed.count, plan, app: app)
-        guard !claimed.isEmpty else {
-            // Rows in flight elsewhere may come back as retries: only a concrete time, computed with no
-            // outcome recorded in between, is cached.
-            if fanOutComplete, let due = try await env.store.nextDue(pushID: plan.push.id) {
-                state.withLock { s in
-                    if (s.generation[plan.push.id] ?? 0) == generation { s.nextDue[plan.push.id] = due }
-                }
-            }
-            return []
-        }
-        return claimed
-    }
-
-    /// Sends claimed deliveries and records their outcomes.
-    private func send(_ claimed: [ClaimedDelivery], _ plan: PushPlan, app: AppRecord, now: Date) async throws {
-        let deadline = plan.spec.expiration ?? plan.push.createdAt.addingTimeInterval(env.configuration.defaultTTL)
-        var outcomes: [DeliveryOutcome] = []
-        outcomes.reserveCapacity(claimed.count)
-        var byEnvironment: [String: [ClaimedDelivery]] = [:]
-        for d in claimed {
-            if let expiration = plan.spec.expiration, now > expiration {
-                outcomes.append(DeliveryOutcome(deliveryID: d.id, seq: d.seq, deviceToken: d.deviceToken,
-                                                kind: .failed(reason: "Expired", status: nil, retire: false, timestamp: nil)))
-            } else {
-                byEnvironment[d.environment, default: []].append(d)
-            }
-        }
-        var pauseReason: String?
-        for (environment, deliveries) in byEnvironment.sorted(by: { $0.key < $1.key }) {
-            let found: CredentialBundle?
-            do { found = try await credential(app: app, environment: environment) } catch let error as HeraldConfiguration.Invalid {
-                // Sealed under another secret key: no send can succeed until the key or the credential is fixed.
-                env.log(.error, "app \(app.id): the \(environment) credential cannot be opened (\(error)); the app is paused until a credential is uploaded again")
-                pauseReason = pauseReason ?? "CredentialUnreadable"
-                outcomes += deliveries.map { DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .requeue) }
-                continue
-            }
-            guard let bundle = found else {
-                for d in deliveries {
-                    outcomes.append(DeliveryOutcome(deliveryID: d.id, seq: d.seq, deviceToken: d.deviceToken,
-                                                    kind: .failed(reason: "NoCredential", status: nil, retire: false, timestamp: nil)))
-                }
-                continue
-            }
-            if pauseReason != nil {
-                outcomes += deliveries.map { DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .requeue) }
-                continue
-            }
-            // Neighbouring rows mostly share their variant and badge: ask the plan only when they change.
-            var last: (variant: String, badge: Int?, payload: [UInt8])?
-            let notifications = deliveries.map { d in
-                let payload: [UInt8]
-                if let l = last, l.badge == d.badge, l.variant == d.variant { payload = l.payload } else {
-                    payload = plan.payload(variant: d.variant, badge: d.badge)
-                    last = (d.variant, d.badge, payload)
-                }
-                return OutgoingNotification(id: d.id, deviceToken: d.deviceToken,
-                                            apnsID: stableAPNsID(pushID: plan.push.id, installationID: d.installationID, crypto: env.crypto),
-                                            topic: plan.topic, pushType: plan.spec.pushType, priority: plan.spec.priority,
-                                            expiration: plan.spec.expiration, collapseID: plan.spec.collapseID, payload: payload)
-            }
-            env.metrics.increment("herald_transport_batches_total")
-            let started = ContinuousClock.now
-            let results = await transport.deliver(OutgoingBatch(appID: app.id, pushID: plan.push.id, credential: bundle, notifications: notifications))
-            let elapsed = ContinuousClock.now - started
-            env.metrics.observe("herald_transport_batch_seconds", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-            let byID = Dictionary(results.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-            let answeredAt = env.clock.now()
-            var tally = OutcomeTally()
-            for (d, n) in zip(deliveries, notifications) {
-                let r = byID[d.id] ?? DeliveryResult(id: d.id, status: nil, reason: "NoResult")
-                outcomes.append(outcome(d, n, r, deadline: deadline, now: answeredAt, pauseReason: &pauseReason, tally: &tally))
-            }
-            tally.record(in: env.metrics)
-        }
-        if let pauseReason {
-            env.log(.warning, "app \(app.id) paused: APNs answered \(pauseReason) for its credential; upload a working credential to resume")
-            try await env.store.setAppPaused(id: app.id, reason: pauseReason, at: now)
-        }
-        try await record(outcomes, pushID: plan.push.id)
-        state.withLock { s in   // retries may have moved the earliest time
-            s.generation[plan.push.id, default: 0] += 1
-            s.nextDue.removeValue(forKey: plan.push.id)
-        }
-    }
-
-    /// Records a batch's outcomes, retrying a few times: the notifications are already with APNs, and a
-    /// row left in flight would only be requeued (and sent again) at the next start.
-    private func record(_ outcomes: [DeliveryOutcome], pushID: String) async throws {
-        var attempt = 0
-        while true {
-            do {
-                _ = try await env.store.recordOutcomes(pushID: pushID, outcomes: outcomes, now: env.clock.now())
-                return
-            } catch {
-                attempt += 1
-                if attempt >= 5 { throw error }
-                try? await Task.sleep(for: .milliseconds(100 * attempt))
-            }
-        }
-    }
-
-    private func outcome(_ d: ClaimedDelivery, _ n: OutgoingNotification, _ r: DeliveryResult, deadline: Date, now: Date,
-                         pauseReason: inout String?, tally: inout OutcomeTally) -> DeliveryOutcome {
-        let reason = r.reason ?? r.status.map { "HTTP \($0)" } ?? "TransportError"
-        let kind: DeliveryOutcome.Kind
-        switch ReasonPolicy.action(status: r.status, reason: r.reason) {
-        case .sent:
-            kind = .sent(status: 200)
-            tally.sent += 1
-        case .retire:
-            kind = .failed(reason: reason, status: r.status, retire: true, timestamp: r.unregisteredAt)
-            tally.add("failed", reason)
-            tally.retired += 1
-        case .pauseApp:
-            pauseReason = pauseReason ?? reason
-            kind = .requeue
-            tally.add("requeued", reason)
-        case .retry:
-            let wait = max(r.retryAfter ?? 0, backoff.delay(attempt: d.attempts, random: Double.random(in: 0...1)))
-            let at = now.addingTimeInterval(wait)
-            if at > deadline || d.attempts + 1 >= env.configuration.maxAttempts {
-                kind = .failed(reason: reason, status: r.status, retire: false, timestamp: nil)
-                tally.add("failed", reason)
-            } else {
-                kind = .retry(at: at, reason: reason, status: r.status)
-                tally.add("retried", reason)
-            }
-        case .fail:
-            kind = .failed(reason: reason, status: r.status, retire: false, timestamp: nil)
-            tally.add("failed", reason)
-        }
-        return DeliveryOutcome(deliveryID: d.id, seq: d.seq, deviceToken: d.deviceToken, kind: kind)
-    }
 }
 
-/// A batch's outcomes counted for the metrics, which are then bumped once per kind rather than once
-/// per delivery (each bump renders and hashes a labelled series).
-struct OutcomeTally {
-    var sent = 0.0
-    var retired = 0.0
-    private var others: [Label: Double] = [:]
-    private struct Label: Hashable { var result: String; var reason: String }
+/// Lets one caller at a time through; the others wait their turn in order.
+private final class AsyncGate: Sendable {
+    private let state = Mutex<(busy: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
 
-    mutating func add(_ result: String, _ reason: String) { others[Label(result: result, reason: reason), default: 0] += 1 }
-
-    func record(in metrics: Metrics) {
-        if sent > 0 { metrics.increment("herald_deliveries_total", [("result", "sent")], by: sent) }
-        for (label, count) in others {
-            metrics.increment("herald_deliveries_total", [("result", label.result), ("reason", label.reason)], by: count)
+    func enter() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let admitted = state.withLock { s -> Bool in
+                if s.busy { s.waiting.append(c); return false }
+                s.busy = true
+                return true
+            }
+            if admitted { c.resume() }
         }
-        if retired > 0 { metrics.increment("herald_installations_retired_total", by: retired) }
+    }
+
+    func leave() {
+        let next = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            if s.waiting.isEmpty { s.busy = false; return nil }
+            return s.waiting.removeFirst()   // stays busy: handed to the next caller
+        }
+        next?.resume()
     }
 }
 
@@ -517,12 +350,4 @@ private final class ResumeOnce: Sendable {
     private let continuation = Mutex<CheckedContinuation<Void, Never>?>(nil)
     func set(_ c: CheckedContinuation<Void, Never>) { continuation.withLock { $0 = c } }
     func resume() { continuation.withLock { c in c?.resume(); c = nil } }
-}
-
-/// One fan-out page of a push: its due rows in flight, split into one batch per dispatch slot.
-private struct FannedOutPage: Sendable {
-    var plan: PushPlan
-    var app: AppRecord
-    var batches: [[ClaimedDelivery]]
-    var done: Bool
 }

@@ -25,6 +25,11 @@ public struct ClaimedDelivery: Sendable {
     public var variant: String
     public var badge: Int?
     public var attempts: Int
+
+    public init(id: Int64, seq: Int64, installationID: String, deviceToken: String, environment: String, variant: String, badge: Int?, attempts: Int) {
+        self.id = id; self.seq = seq; self.installationID = installationID; self.deviceToken = deviceToken
+        self.environment = environment; self.variant = variant; self.badge = badge; self.attempts = attempts
+    }
 }
 
 /// What happened to one claimed delivery.

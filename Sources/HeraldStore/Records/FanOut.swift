@@ -29,3 +29,15 @@ public struct FanOutProgress: Sendable {
     /// The rows inserted in flight, for the caller to send now.
     public var claimed: [ClaimedDelivery]
 }
+
+/// A member of a fan-out page that was read without writing, with what became of it when the page went
+/// out (`recordPage` writes its row once).
+public struct PageDelivery: Sendable {
+    public var planned: PlannedDelivery
+    /// nil: not attempted (not due yet, over the rate limit, the app paused): written as pending.
+    public var outcome: DeliveryOutcome.Kind?
+
+    public init(planned: PlannedDelivery, outcome: DeliveryOutcome.Kind?) {
+        self.planned = planned; self.outcome = outcome
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import HeraldStore
+
+/// Dispatch: claiming a batch from the queue (or taking one a fan-out page handed over), sending it
+/// through the transport, and turning APNs' answers into outcomes.
+extension DeliveryEngine {
+    /// Sends one batch of the push's due deliveries (those given, or else claimed from the queue) and
+    /// records what happened. The outcomes of a batch from a page not yet written are returned instead:
+    /// the page writes them with its rows.
+    func dispatch(_ plan: PushPlan, app: AppRecord, batch given: [ClaimedDelivery]?, unsaved: Bool,
+                  fanOutComplete: Bool) async throws -> (worked: Bool, unrecorded: [DeliveryOutcome]) {
+        let now = env.clock.now()
+        if let given, unsaved {
+            // Not sent (the app is paused), the rows are written as pending.
+            guard app.pausedReason == nil else { return (false, []) }
+            let outcomes = try await send(given, plan, app: app, now: now)
+            outcomesRecorded(pushID: plan.push.id)
+            return (true, outcomes)
+        }
+        let claimed: [ClaimedDelivery]
+        if let given {
+            guard app.pausedReason == nil else {
+                try await record(given.map { DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .requeue) },
+                                 pushID: plan.push.id)
+                return (false, [])
+            }
+            claimed = given
+        } else {
+            guard app.pausedReason == nil else { return (false, []) }
+            claimed = try await claim(plan, app: app, now: now, fanOutComplete: fanOutComplete)
+        }
+        guard !claimed.isEmpty else { return (false, []) }
+        do {
+            try await record(try await send(claimed, plan, app: app, now: now), pushID: plan.push.id)
+        } catch {
+            // Whatever failed (a credential that no longer opens, the store), the claimed rows must not
+            // stay in flight until the next start: put them back, then report.
+            try? await record(claimed.map { DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .requeue) },
+                              pushID: plan.push.id)
+            throw error
+        }
+        return (true, [])
+    }
+
+    /// Claims up to one batch of the push's due deliveries from the queue, within its rate limits.
+    private func claim(_ plan: PushPlan, app: AppRecord, now: Date, fanOutComplete: Bool) async throws -> [ClaimedDelivery] {
+        let (cachedDue, generation) = state.withLock { ($0.nextDue[plan.push.id], $0.generation[plan.push.id] ?? 0) }
+        if let cachedDue, cachedDue > now { return [] }
+        let allowed = reserve(plan, app: app, now: now, upTo: env.configuration.dispatchBatchSize)
+        guard allowed > 0 else { return [] }
+        let claimed = try await env.store.claimDeliveries(pushID: plan.push.id, limit: allowed, now: now)
+        refund(allowed - claimed.count, plan, app: app)
+        guard !claimed.isEmpty else {
+            // Rows in flight elsewhere may come back as retries: only a concrete time, computed with no
+            // outcome recorded in between, is cached.
+            if fanOutComplete, let due = try await env.store.nextDue(pushID: plan.push.id) {
+                state.withLock { s in
+                    if (s.generation[plan.push.id] ?? 0) == generation { s.nextDue[plan.push.id] = due }
+                }
+            }
+            return []
+        }
+        return claimed
+    }
+
+    /// Sends deliveries and says what became of each (pausing the app if APNs rejects its credential).
+    private func send(_ claimed: [ClaimedDelivery], _ plan: PushPlan, app: AppRecord, now: Date) async throws -> [DeliveryOutcome] {
+        let deadline = plan.spec.expiration ?? plan.push.createdAt.addingTimeInterval(env.configuration.defaultTTL)
+        var outcomes: [DeliveryOutcome] = []
+        outcomes.reserveCapacity(claimed.count)
+        var byEnvironment: [String: [ClaimedDelivery]] = [:]
+        for d in claimed {
+            if let expiration = plan.spec.expiration, now > expiration {
+                outcomes.append(DeliveryOutcome(deliveryID: d.id, seq: d.seq, deviceToken: d.deviceToken,
+                                                kind: .failed(reason: "Expired", status: nil, retire: false, timestamp: nil)))
+            } else {
+                byEnvironment[d.environment, default: []].append(d)
+            }
+        }
+        var pauseReason: String?
+        for (environment, deliveries) in byEnvironment.sorted(by: { $0.key < $1.key }) {
+            let found: CredentialBundle?
+            do { found = try await credential(app: app, environment: environment) } catch let error as HeraldConfiguration.Invalid {
+                // Sealed under another secret key: no send can succeed until the key or the credential is fixed.
+                env.log(.error, "app \(app.id): the \(environment) credential cannot be opened (\(error)); the app is paused until a credential is uploaded again")
+                pauseReason = pauseReason ?? "CredentialUnreadable"
+                outcomes += deliveries.map { DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .requeue) }
+                continue
+            }
+            guard let bundle = found else {
+                for d in deliveries {
+                    outcomes.append(DeliveryOutcome(deliveryID: d.id, seq: d.seq, deviceToken: d.deviceToken,
+                                                    kind: .failed(reason: "NoCredential", status: nil, retire: false, timestamp: nil)))
+                }
+                continue
+            }
+            if pauseReason != nil {
+                outcomes += deliveries.map { DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken, kind: .requeue) }
+                continue
+            }
+            // Neighbouring rows mostly share their variant and badge: ask the plan only when they change.
+            var last: (variant: String, badge: Int?, payload: [UInt8])?
+            let notifications = deliveries.map { d in
+                let payload: [UInt8]
+                if let l = last, l.badge == d.badge, l.variant == d.variant { payload = l.payload } else {
+                    payload = plan.payload(variant: d.variant, badge: d.badge)
+                    last = (d.variant, d.badge, payload)
+                }
+                return OutgoingNotification(id: d.id, deviceToken: d.deviceToken,
+                                            apnsID: stableAPNsID(pushID: plan.push.id, installationID: d.installationID, crypto: env.crypto),
+                                            topic: plan.topic, pushType: plan.spec.pushType, priority: plan.spec.priority,
+                                            expiration: plan.spec.expiration, collapseID: plan.spec.collapseID, payload: payload)
+            }
+            env.metrics.increment("herald_transport_batches_total")
+            let started = ContinuousClock.now
+            let results = await transport.deliver(OutgoingBatch(appID: app.id, pushID: plan.push.id, credential: bundle, notifications: notifications))
+            let elapsed = ContinuousClock.now - started
+            env.metrics.observe("herald_transport_batch_seconds", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            let byID = Dictionary(results.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            let answeredAt = env.clock.now()
+            var tally = OutcomeTally()
+            for (d, n) in zip(deliveries, notifications) {
+                let r = byID[d.id] ?? DeliveryResult(id: d.id, status: nil, reason: "NoResult")
+                outcomes.append(outcome(d, n, r, deadline: deadline, now: answeredAt, pauseReason: &pauseReason, tally: &tally))
+            }
+            tally.record(in: env.metrics)
+        }
+        if let pauseReason {
+            env.log(.warning, "app \(app.id) paused: APNs answered \(pauseReason) for its credential; upload a working credential to resume")
+            try await env.store.setAppPaused(id: app.id, reason: pauseReason, at: now)
+        }
+        return outcomes
+    }
+
+    /// Records a batch's outcomes, retrying a few times: a row left in flight would only be requeued (and
+    /// sent again) at the next start.
+    private func record(_ outcomes: [DeliveryOutcome], pushID: String) async throws {
+        try await retrying { _ = try await env.store.recordOutcomes(pushID: pushID, outcomes: outcomes, now: env.clock.now()) }
+        outcomesRecorded(pushID: pushID)
+    }
+
+    /// Retries and requeued rows may have moved a push's earliest due time.
+    func outcomesRecorded(pushID: String) {
+        state.withLock { s in
+            s.generation[pushID, default: 0] += 1
+            s.nextDue.removeValue(forKey: pushID)
+        }
+    }
+
+    /// Writes outcomes, retrying a few times: the notifications are already with APNs.
+    func retrying<T>(_ write: () async throws -> T) async throws -> T {
+        var attempt = 0
+        while true {
+            do { return try await write() } catch {
+                attempt += 1
+                if attempt >= 5 { throw error }
+                try? await Task.sleep(for: .milliseconds(100 * attempt))
+            }
+        }
+    }
+
+    private func outcome(_ d: ClaimedDelivery, _ n: OutgoingNotification, _ r: DeliveryResult, deadline: Date, now: Date,
+                         pauseReason: inout String?, tally: inout OutcomeTally) -> DeliveryOutcome {
+        let reason = r.reason ?? r.status.map { "HTTP \($0)" } ?? "TransportError"
+        let kind: DeliveryOutcome.Kind
+        switch ReasonPolicy.action(status: r.status, reason: r.reason) {
+        case .sent:
+            kind = .sent(status: 200)
+            tally.sent += 1
+        case .retire:
+            kind = .failed(reason: reason, status: r.status, retire: true, timestamp: r.unregisteredAt)
+            tally.add("failed", reason)
+            tally.retired += 1
+        case .pauseApp:
+            pauseReason = pauseReason ?? reason
+            kind = .requeue
+            tally.add("requeued", reason)
+        case .retry:
+            let wait = max(r.retryAfter ?? 0, backoff.delay(attempt: d.attempts, random: Double.random(in: 0...1)))
+            let at = now.addingTimeInterval(wait)
+            if at > deadline || d.attempts + 1 >= env.configuration.maxAttempts {
+                kind = .failed(reason: reason, status: r.status, retire: false, timestamp: nil)
+                tally.add("failed", reason)
+            } else {
+                kind = .retry(at: at, reason: reason, status: r.status)
+                tally.add("retried", reason)
+            }
+        case .fail:
+            kind = .failed(reason: reason, status: r.status, retire: false, timestamp: nil)
+            tally.add("failed", reason)
+        }
+        return DeliveryOutcome(deliveryID: d.id, seq: d.seq, deviceToken: d.deviceToken, kind: kind)
+    }
+}
+
+/// A batch's outcomes counted for the metrics, which are then bumped once per kind rather than once
+/// per delivery (each bump renders and hashes a labelled series).
+struct OutcomeTally {
+    var sent = 0.0
+    var retired = 0.0
+    private var others: [Label: Double] = [:]
+    private struct Label: Hashable { var result: String; var reason: String }
+
+    mutating func add(_ result: String, _ reason: String) { others[Label(result: result, reason: reason), default: 0] += 1 }
+
+    func record(in metrics: Metrics) {
+        if sent > 0 { metrics.increment("herald_deliveries_total", [("result", "sent")], by: sent) }
+        for (label, count) in others {
+            metrics.increment("herald_deliveries_total", [("result", label.result), ("reason", label.reason)], by: count)
+        }
+        if retired > 0 { metrics.increment("herald_installations_retired_total", by: retired) }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import HeraldStore
+
+/// One fan-out page of a push and the part of it that goes out this round.
+struct FanOutPage: Sendable {
+    var plan: PushPlan
+    var app: AppRecord
+    /// Due members, one batch per dispatch slot the push has this round.
+    var batches: [[ClaimedDelivery]]
+    var done: Bool
+    /// Set for a page read without writing: its rows are written once, with their outcomes, after it went
+    /// out (`DeliveryEngine.write`). Its batches' ids are indexes into `rows`.
+    var unsaved: Unsaved?
+
+    struct Unsaved: Sendable {
+        /// Where the page starts (the push's cursor when it was read) and ends.
+        var after: Int64
+        var cursor: Int64
+        var rows: [PlannedDelivery]
+    }
+}
+
+/// Fan-out: reading a push's audience page by page and choosing what of each page goes out now.
+extension DeliveryEngine {
+    /// Fans out the push's next page after `after`. Members that are due now, up to one batch per slot the
+    /// push has this round (within its rate limits), are handed back in batches. When rows of the push
+    /// already wait in the queue (retries, requeued rows), one slot is left to claim them, so they are not
+    /// held back by a long fan-out.
+    ///
+    /// A page is read without writing and written once after it went out, so a first attempt costs one
+    /// insert. A push that increments badges is the exception: each increment must be stored before its
+    /// value is sent, so its page is written first, its due rows in flight (`after` is then unused: the
+    /// store reads the cursor in the same transaction).
+    func fanOut(_ plan: PushPlan, app: AppRecord, after: Int64, slots: Int, now: Date) async throws -> FanOutPage {
+        let batchSize = max(1, env.configuration.dispatchBatchSize)
+        var freshSlots = slots
+        if let waiting = try await env.store.nextDue(pushID: plan.push.id), waiting <= now { freshSlots -= 1 }
+        var allowed = 0
+        if app.pausedReason == nil, freshSlots > 0 {
+            allowed = reserve(plan, app: app, now: now, upTo: freshSlots * batchSize)
+        }
+        let limit = env.configuration.fanOutBatchSize
+        let page: FanOutPage
+        do {
+            if case .add = plan.spec.content.badge?.change {
+                let progress = try await env.store.fanOut(pushID: plan.push.id, selector: plan.spec.selector, badge: plan.spec.content.badge?.change,
+                                                          limit: limit, claim: allowed, now: now) { [plan] members in
+                    plan.plan(members, now: now)
+                }
+                env.metrics.increment("herald_fanout_deliveries_total", by: Double(progress.planned))
+                page = FanOutPage(plan: plan, app: app, batches: progress.claimed.batches(of: batchSize), done: progress.done)
+            } else {
+                let members = try await env.store.audience(appID: plan.push.appID, selector: plan.spec.selector, after: after, limit: limit)
+                let rows = plan.plan(members, now: now)
+                var due: [ClaimedDelivery] = []
+                due.reserveCapacity(min(allowed, rows.count))
+                for (index, d) in rows.enumerated() where due.count < allowed && d.notBefore <= now {
+                    due.append(ClaimedDelivery(id: Int64(index), seq: d.seq, installationID: d.installationID, deviceToken: d.deviceToken,
+                                               environment: d.environment, variant: d.variant, badge: plan.badgeValue, attempts: 0))
+                }
+                env.metrics.increment("herald_fanout_deliveries_total", by: Double(rows.count))
+                page = FanOutPage(plan: plan, app: app, batches: due.batches(of: batchSize), done: members.count < limit,
+                                  unsaved: .init(after: after, cursor: members.last?.seq ?? after, rows: rows))
+            }
+        } catch {
+            refund(allowed, plan, app: app)
+            throw error
+        }
+        refund(allowed - page.batches.reduce(0) { $0 + $1.count }, plan, app: app)
+        return page
+    }
+
+    /// Writes a page read without writing, with what its batches' outcomes were; members not sent are
+    /// queued. Returns whether it was written: a page that no longer starts at the push's cursor (an
+    /// earlier page was never written) is dropped, and its members are read and sent again.
+    func write(_ page: FanOutPage, outcomes: [DeliveryOutcome], now: Date) async throws -> Bool {
+        guard let unsaved = page.unsaved else { return false }
+        var byIndex = [DeliveryOutcome.Kind?](repeating: nil, count: unsaved.rows.count)
+        for o in outcomes where o.deliveryID >= 0 && o.deliveryID < byIndex.count { byIndex[Int(o.deliveryID)] = o.kind }
+        let rows = zip(unsaved.rows, byIndex).map { PageDelivery(planned: $0, outcome: $1) }
+        let pushID = page.plan.push.id
+        let written = try await retrying {
+            try await env.store.recordPage(pushID: pushID, after: unsaved.after, cursor: unsaved.cursor, done: page.done,
+                                           badge: page.plan.badgeValue, rows: rows, now: env.clock.now())
+        }
+        if !written {
+            env.log(.warning, "push \(pushID): a fan-out page after \(unsaved.after) no longer follows the stored cursor; it will be read again")
+        }
+        outcomesRecorded(pushID: pushID)
+        return written
+    }
+}
+
+extension PushPlan {
+    /// The badge every installation gets when the push sets one (increments are applied per installation
+    /// at fan-out instead).
+    var badgeValue: Int? {
+        if case .set(let n)? = spec.content.badge?.change { n } else { nil }
+    }
+}
+
+extension Array where Element == ClaimedDelivery {
+    func batches(of size: Int) -> [[ClaimedDelivery]] {
+        stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
+    }
+}
