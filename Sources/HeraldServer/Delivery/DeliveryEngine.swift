@@ -26,8 +26,11 @@ public final class DeliveryEngine: Sendable {
         var nextDue: [String: Date] = [:]
         /// Bumped whenever outcomes are recorded for a push; a nextDue computed across a bump is discarded.
         var generation: [String: Int] = [:]
-        /// Pages fanned out while the previous round was sending, their due rows already in flight.
+        /// Pages fanned out while the previous round was sending.
         var nextPages: [String: FanOutPage] = [:]
+        /// Pages read without writing that went out in the previous round, with their outcomes: the next
+        /// round writes them while its own batches are out.
+        var sentPages: [String: (page: FanOutPage, outcomes: [DeliveryOutcome])] = [:]
     }
     let state = Mutex(State())
     private let roundGate = AsyncGate()
@@ -73,6 +76,7 @@ public final class DeliveryEngine: Sendable {
                 Task { try? await Task.sleep(for: .seconds(grace)); once.resume() }
             }
         }
+        try? await writeSentPages()
         _ = try? await env.store.releaseInFlight()
     }
 
@@ -132,22 +136,30 @@ public final class DeliveryEngine: Sendable {
         try await purgeIfDue(now: now)
         let active = try await env.store.activePushes()
         dropFinishedPlans(active: Set(active.map(\.id)))
-        let carried = state.withLock { s in defer { s.nextPages = [:] }; return s.nextPages }
-        guard !active.isEmpty || !carried.isEmpty else { return worked }
+        let (carried, sent) = state.withLock { s in
+            defer { s.nextPages = [:]; s.sentPages = [:] }
+            return (s.nextPages, s.sentPages)
+        }
+        guard !active.isEmpty || !carried.isEmpty || !sent.isEmpty else { return worked }
         var apps: [String: AppRecord] = [:]
         for id in Set(active.map(\.appID)) { apps[id] = try await env.store.app(id: id) }
 
         var plans: [PushPlan] = []
         // Only pushes whose fan-out is complete can finish; checking the others would cost a write each round.
         var fannedOut = Set(active.filter(\.fanoutDone).map(\.id))
-        let cursors = Dictionary(active.map { ($0.id, $0.fanoutCursor) }, uniquingKeysWith: { a, _ in a })
+        // Where each push's next page starts: after the page it sent last round, whose write is still to come.
+        var cursors = Dictionary(active.map { ($0.id, $0.fanoutCursor) }, uniquingKeysWith: { a, _ in a })
+        for (id, s) in sent where cursors[id] != nil {
+            cursors[id] = s.page.unsaved?.cursor
+            if s.page.done { fannedOut.insert(id) }
+        }
         for push in active {
             guard let app = apps[push.appID] else { continue }
             guard let plan = try await plan(for: push, app: app) else { worked = true; continue }
             plans.append(plan)
         }
-        // A page read ahead is used if it still starts at the push's cursor. One already written (its rows in
-        // flight) goes out even if its push has since ended, as a batch in flight at a cancel does.
+        // A page read ahead is used if it still starts where the push's last page ended. One already written
+        // (its rows in flight) goes out even if its push has since ended, as a batch in flight at a cancel does.
         var pages: [String: FanOutPage] = [:]
         for (id, page) in carried {
             if let unsaved = page.unsaved {
@@ -177,10 +189,11 @@ public final class DeliveryEngine: Sendable {
             for slot in 0..<perPush { slots.append((plan, slot < batches.count ? batches[slot] : nil, page?.unsaved != nil)) }
         }
 
-        // The next pages of unfinished fan-outs, while this round's batches are out.
+        // While this round's batches are out: write the pages sent last round, then read the next pages of
+        // unfinished fan-outs.
         let continuing = pages.values.filter { !$0.done }
         let appsNow = apps
-        async let next: Void = fanOutNextPages(continuing, apps: appsNow, slots: perPush, now: now)
+        async let background = writeThenRead(sent, continuing, apps: appsNow, slots: perPush, now: now)
         var outcomes: [String: [DeliveryOutcome]] = [:]
         var index = 0
         while index < slots.count {
@@ -209,31 +222,44 @@ public final class DeliveryEngine: Sendable {
                 outcomes[id, default: []] += unrecorded
             }
         }
-        try await next
+        let written = try await background
+        var finishing = Set(active.filter(\.fanoutDone).map(\.id)).union(written)
         for page in pages.values {
-            guard page.unsaved != nil else {
-                if page.done { fannedOut.insert(page.plan.push.id) }
-                continue
-            }
-            if try await write(page, outcomes: outcomes[page.plan.push.id] ?? [], now: now), page.done {
-                fannedOut.insert(page.plan.push.id)
+            if page.unsaved != nil {
+                state.withLock { $0.sentPages[page.plan.push.id] = (page, outcomes[page.plan.push.id] ?? []) }
+                worked = true
+            } else if page.done {
+                finishing.insert(page.plan.push.id)
             }
         }
 
-        for push in active where fannedOut.contains(push.id) {
+        for push in active where finishing.contains(push.id) {
             guard try await env.store.finishIfComplete(pushID: push.id, now: env.clock.now()) else { continue }
             worked = true
         }
         return worked
     }
 
-    /// Fans out the next page of each push and keeps it for the next round.
-    private func fanOutNextPages(_ pages: [FanOutPage], apps: [String: AppRecord], slots: Int, now: Date) async throws {
+    /// Writes the pages sent last round (returning the pushes whose fan-out that completed), then fans out
+    /// the next page of each push and keeps it for the next round.
+    private func writeThenRead(_ sent: [String: (page: FanOutPage, outcomes: [DeliveryOutcome])], _ pages: [FanOutPage],
+                               apps: [String: AppRecord], slots: Int, now: Date) async throws -> Set<String> {
+        var completed = Set<String>()
+        for (id, s) in sent where try await write(s.page, outcomes: s.outcomes, now: now) && s.page.done {
+            completed.insert(id)
+        }
         for page in pages {
             guard let app = apps[page.plan.push.appID] else { continue }
             let next = try await fanOut(page.plan, app: app, after: page.unsaved?.cursor ?? 0, slots: slots, now: now)
             state.withLock { $0.nextPages[page.plan.push.id] = next }
         }
+        return completed
+    }
+
+    /// Writes the pages that went out in the last round (at shutdown, so their outcomes are kept).
+    func writeSentPages() async throws {
+        let sent = state.withLock { s in defer { s.sentPages = [:] }; return s.sentPages }
+        for s in sent.values { _ = try await write(s.page, outcomes: s.outcomes, now: env.clock.now()) }
     }
 
     /// Deletes finished pushes older than the retention, at most once an hour and in bounded steps.

@@ -30,10 +30,13 @@ final class PushPlan: Sendable {
 
     func payload(variant: String, badge: Int?) -> [UInt8] {
         let key = "\(variant)|\(badge.map(String.init) ?? "")"
-        if let cached = payloads.withLock({ $0[key] }) { return cached }
-        let bytes = spec.content.payload(variant: variant, badge: badge, pushID: push.id)
-        payloads.withLock { $0[key] = bytes }
-        return bytes
+        // Encoded under the lock: concurrent batches asking for the same variant must share one buffer.
+        return payloads.withLock { cache in
+            if let cached = cache[key] { return cached }
+            let bytes = spec.content.payload(variant: variant, badge: badge, pushID: push.id)
+            cache[key] = bytes
+            return bytes
+        }
     }
 
     /// Fan-out planning for one page: filters, picks each member's variant and earliest send time.
