@@ -195,17 +195,26 @@ public struct APNSNotification: Sendable {
         if topic.isEmpty { throw .emptyTopic }
         if pushType == .mdm || !pushType.isKnown { return }
         if let suffix = pushType.requiredTopicSuffix {
-            guard topic.hasSuffix(suffix), topic.utf8.count > suffix.utf8.count else {
+            guard endsWith(topic, suffix.utf8), topic.utf8.count > suffix.utf8.count else {
                 throw .topicMissingSuffix(topic: topic, pushType: pushType, requiredSuffix: suffix)
             }
             return
         }
         // alert and background go to the bare bundle ID: a topic carrying another type's suffix
-        // is a mix-up APNs answers with DeviceTokenNotForTopic or BadTopic.
-        for other in APNSPushType.allKnown {
-            if let suffix = other.requiredTopicSuffix, topic.hasSuffix(suffix) {
-                throw .topicHasSuffixOfOtherPushType(topic: topic, pushType: pushType, suffixOf: other)
-            }
+        // is a mix-up APNs answers with DeviceTokenNotForTopic or BadTopic. (Checked for every
+        // notification, so byte comparisons against suffixes listed once.)
+        for (other, suffix) in suffixes where endsWith(topic, suffix) {
+            throw .topicHasSuffixOfOtherPushType(topic: topic, pushType: pushType, suffixOf: other)
         }
+    }
+
+    private static let suffixes: [(APNSPushType, [UInt8])] = APNSPushType.allKnown.compactMap { type in
+        type.requiredTopicSuffix.map { (type, Array($0.utf8)) }
+    }
+
+    private static func endsWith<S: Collection>(_ topic: String, _ suffix: S) -> Bool where S.Element == UInt8 {
+        let utf8 = topic.utf8
+        guard utf8.count >= suffix.count else { return false }
+        return utf8.suffix(suffix.count).elementsEqual(suffix)
     }
 }
