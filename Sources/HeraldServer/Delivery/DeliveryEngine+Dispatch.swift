@@ -161,9 +161,14 @@ extension DeliveryEngine {
 
     private func outcome(_ d: ClaimedDelivery, _ n: OutgoingNotification, _ r: DeliveryResult, deadline: Date, now: Date,
                          pauseReason: inout String?, tally: inout OutcomeTally) -> DeliveryOutcome {
+        let action = ReasonPolicy.action(status: r.status, reason: r.reason)
+        if action == .sent {   // nearly every answer: no reason text to build
+            tally.sent += 1
+            return DeliveryOutcome(deliveryID: d.id, seq: d.seq, deviceToken: d.deviceToken, kind: .sent(status: 200))
+        }
         let reason = r.reason ?? r.status.map { "HTTP \($0)" } ?? "TransportError"
         let kind: DeliveryOutcome.Kind
-        switch ReasonPolicy.action(status: r.status, reason: r.reason) {
+        switch action {
         case .sent:
             kind = .sent(status: 200)
             tally.sent += 1
