@@ -240,18 +240,25 @@ public final class DeliveryEngine: Sendable {
         return worked
     }
 
-    /// Writes the pages sent last round (returning the pushes whose fan-out that completed), then fans out
-    /// the next page of each push and keeps it for the next round.
+    /// Writes the pages sent last round (returning the pushes whose fan-out that completed) while it fans
+    /// out the next page of each push, kept for the next round.
     private func writeThenRead(_ sent: [String: (page: FanOutPage, outcomes: [DeliveryOutcome])], _ pages: [FanOutPage],
                                apps: [String: AppRecord], slots: Int, now: Date) async throws -> Set<String> {
-        var completed = Set<String>()
-        for (id, s) in sent where try await write(s.page, outcomes: s.outcomes, now: now) && s.page.done {
-            completed.insert(id)
-        }
+        // The write goes to the writer connection, the reads to the reader: they run side by side.
+        async let completed = writeSent(sent, now: now)
         for page in pages {
             guard let app = apps[page.plan.push.appID] else { continue }
             let next = try await fanOut(page.plan, app: app, after: page.unsaved?.cursor ?? 0, slots: slots, now: now)
             state.withLock { $0.nextPages[page.plan.push.id] = next }
+        }
+        return try await completed
+    }
+
+    /// Writes pages that went out; returns the pushes whose fan-out that completed.
+    private func writeSent(_ sent: [String: (page: FanOutPage, outcomes: [DeliveryOutcome])], now: Date) async throws -> Set<String> {
+        var completed = Set<String>()
+        for (id, s) in sent where try await write(s.page, outcomes: s.outcomes, now: now) && s.page.done {
+            completed.insert(id)
         }
         return completed
     }
