@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-import HeraldStore
+@testable import HeraldStore
 @testable import HeraldServer
 
 /// Push API through the durable queue to the transport. The transport is the in-memory RecordingTransport,
@@ -140,6 +140,17 @@ import HeraldStore
         let status = await t.status(app, id, include: true)
         #expect(status["status"] == "done" && status["counts"]?["sent"] == 1)
         #expect(status["deliveries"]?.arrayValue?.first?["attempts"] == 2)
+    }
+
+    @Test func aPushCreatedNowIsDueNowThoughItsStoredTimeReadsBackAHairLater() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000.123456)
+        let spec = try PushSpec.parse(["target": ["all": true], "content": ["alert": "x"]], now: now, checkTimes: false)
+        // What SQLite's REAL seconds can give back for `now`.
+        let createdAt = now.addingTimeInterval(2e-7)
+        let push = PushRecord(id: "p", appID: "a", idempotencyKey: nil, request: "{}", status: .queued, createdAt: createdAt, sendAt: nil, expiresAt: nil)
+        let plan = PushPlan(push: push, spec: spec, topic: "com.example", defaultTimeZone: .gmt)
+        let member = AudienceMember(seq: 1, id: "i", deviceToken: token(1), environment: "sandbox", locale: nil, timeZone: nil, appVersion: nil, properties: "{}")
+        #expect(plan.plan([member], now: now).map(\.notBefore) == [now])
     }
 
     @Test func twoCallersDrivingTheEngineAtOnceSendEachDeviceOnce() async throws {

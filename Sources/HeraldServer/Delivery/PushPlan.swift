@@ -41,7 +41,10 @@ final class PushPlan: Sendable {
 
     /// Fan-out planning for one page: filters, picks each member's variant and earliest send time.
     func plan(_ members: [AudienceMember], now: Date) -> [PlannedDelivery] {
-        let base = max(now, spec.sendAt ?? push.createdAt)
+        // Stored times come back through SQLite's REAL seconds since 1970, a hair off the Date they were
+        // made from: a push created "now" must not read as due a fraction of a microsecond later.
+        let start = spec.sendAt ?? push.createdAt
+        let base = start.timeIntervalSince(now) < 0.001 ? now : start
         var zones: [String: TimeZone] = [:]
         return members.compactMap { m in
             guard spec.filter.isEmpty || spec.filter.matches(m) else { return nil }
