@@ -115,8 +115,10 @@ import HeraldHTTP
         let duplicates = stats["duplicates"] as? [String: Int] ?? [:]
         let extra = duplicates.values.reduce(0) { $0 + $1 - 1 }
         #expect(accepted - extra == 600, "every device got its notification")
-        // Only what was in flight at the kill can be sent twice, and the simulator recognises it by apns-id.
-        #expect(extra <= 50)
+        // Only what went out in the last rounds before the kill can be sent twice (a page is written once,
+        // with its outcomes, while the next round's batches are out: here the rate limit's first burst of
+        // 100 plus what was in flight), and the simulator recognises it by apns-id.
+        #expect(extra <= 150)
         let status = try #require(try await master.call("GET", "/v1/pushes/\(pushID)").1 as? [String: Any])
         #expect((status["counts"] as? [String: Any])?["sent"] as? Int == 600)
     }
