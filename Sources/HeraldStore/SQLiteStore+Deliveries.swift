@@ -213,23 +213,22 @@ extension SQLiteStore {
             var reasons: [String: Int] = [:]
             for row in rows {
                 let d = row.planned
-                // state, attempts, not_before, status, reason
-                var values: (Int, Int, Date, Int?, String?) = (0, 0, d.notBefore, nil, nil)
+                var values: (state: DeliveryState, attempts: Int, notBefore: Date, status: Int?, reason: String?) = (.pending, 0, d.notBefore, nil, nil)
                 switch row.outcome {
                 case nil, .requeue?: break
                 case .sent(let status)?:
-                    values = (2, 1, d.notBefore, status, nil)
+                    values = (.sent, 1, d.notBefore, status, nil)
                     sent += 1
                 case let .failed(reason, status, retire, timestamp)?:
-                    values = (3, 1, d.notBefore, status, reason)
+                    values = (.failed, 1, d.notBefore, status, reason)
                     failed += 1
                     reasons[reason, default: 0] += 1
                     if retire { retired += try Self.retire(seq: d.seq, token: d.deviceToken, reason: reason, timestamp: timestamp, now: now, db) }
                 case let .retry(at, reason, status)?:
-                    values = (0, 1, at, status, reason)
+                    values = (.pending, 1, at, status, reason)
                 }
-                if ended && values.0 == 0 {
-                    values.0 = 4
+                if ended && values.state == .pending {
+                    values.state = .cancelled
                     cancelled += 1
                 }
                 if let badge {
@@ -240,8 +239,8 @@ extension SQLiteStore {
                                             not_before, status, reason, updated_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, [.text(pushID), .integer(d.seq), .text(d.installationID), .text(d.deviceToken), .text(d.environment),
-                          .text(d.variant), .optionalInt(badge), .int(values.0), .int(values.1),
-                          values.2.sql, .optionalInt(values.3), .optionalText(values.4), now.sql])
+                          .text(d.variant), .optionalInt(badge), .int(values.state.rawValue), .int(values.attempts),
+                          values.notBefore.sql, .optionalInt(values.status), .optionalText(values.reason), now.sql])
             }
             try Self.countFailures(pushID: pushID, reasons, db)
             try db.execute("""

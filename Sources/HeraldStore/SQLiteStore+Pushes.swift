@@ -107,6 +107,7 @@ extension SQLiteStore {
             try db.execute("""
                 UPDATE pushes SET status = 'done', finished_at = ?2, updated_at = ?2
                 WHERE id = ?1 AND status = 'sending' AND fanout_done = 1
+                  -- one test per partial index (pending, in flight): `state IN (0, 1)` would walk every row of the push
                   AND NOT EXISTS (SELECT 1 FROM deliveries WHERE push_id = ?1 AND state = 0)
                   AND NOT EXISTS (SELECT 1 FROM deliveries WHERE push_id = ?1 AND state = 1)
                 """, [.text(pushID), now.sql]) > 0

@@ -13,9 +13,7 @@ extension DeliveryEngine {
         if let given, unsaved {
             // Not sent (the app is paused), the rows are written as pending.
             guard app.pausedReason == nil else { return (false, []) }
-            let outcomes = try await send(given, plan, app: app, now: now)
-            outcomesRecorded(pushID: plan.push.id)
-            return (true, outcomes)
+            return (true, try await send(given, plan, app: app, now: now))
         }
         let claimed: [ClaimedDelivery]
         if let given {

@@ -91,14 +91,6 @@ extension DeliveryEngine {
     }
 }
 
-extension PushPlan {
-    /// The badge every installation gets when the push sets one (increments are applied per installation
-    /// at fan-out instead).
-    var badgeValue: Int? {
-        if case .set(let n)? = spec.content.badge?.change { n } else { nil }
-    }
-}
-
 extension Array where Element == ClaimedDelivery {
     func batches(of size: Int) -> [[ClaimedDelivery]] {
         stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }

@@ -2,10 +2,12 @@ import Foundation
 import Synchronization
 import HeraldStore
 
-/// The durable delivery pipeline: promotes scheduled pushes, fans audiences out into delivery rows in
-/// batches, claims due deliveries (one batch per push per round, so pushes share fairly), hands them to the
-/// `PushTransport`, and records outcomes (sent, failed, retired, retried with backoff, requeued on
-/// credential failure). Everything it knows is in the store, so a restart resumes where it stopped.
+/// The durable delivery pipeline: promotes scheduled pushes, reads audiences page by page and sends each
+/// page's due members (one batch per push and slot per round, so pushes share fairly), claims rows waiting
+/// in the queue (retries, later times), hands batches to the `PushTransport`, and records outcomes (sent,
+/// failed, retired, retried with backoff, requeued on credential failure); a page's rows are written once,
+/// with their outcomes. Everything it knows is in the store, so a restart resumes where it stopped.
+/// Rounds: DeliveryEngine.swift; pages: +FanOut; sending and outcomes: +Dispatch.
 public final class DeliveryEngine: Sendable {
     let env: ServiceEnvironment
     let transport: any PushTransport
@@ -30,8 +32,9 @@ public final class DeliveryEngine: Sendable {
         var nextPages: [String: FanOutPage] = [:]
         /// Pages read without writing that went out in the previous round, with their outcomes: the next
         /// round writes them while its own batches are out.
-        var sentPages: [String: (page: FanOutPage, outcomes: [DeliveryOutcome])] = [:]
+        var sentPages: [String: SentPage] = [:]
     }
+    typealias SentPage = (page: FanOutPage, outcomes: [DeliveryOutcome])
     let state = Mutex(State())
     private let roundGate = AsyncGate()
 
@@ -242,7 +245,7 @@ public final class DeliveryEngine: Sendable {
 
     /// Writes the pages sent last round (returning the pushes whose fan-out that completed) while it fans
     /// out the next page of each push, kept for the next round.
-    private func writeThenRead(_ sent: [String: (page: FanOutPage, outcomes: [DeliveryOutcome])], _ pages: [FanOutPage],
+    private func writeThenRead(_ sent: [String: SentPage], _ pages: [FanOutPage],
                                apps: [String: AppRecord], slots: Int, now: Date) async throws -> Set<String> {
         // The write goes to the writer connection, the reads to the reader: they run side by side.
         async let completed = writeSent(sent, now: now)
@@ -255,7 +258,7 @@ public final class DeliveryEngine: Sendable {
     }
 
     /// Writes pages that went out; returns the pushes whose fan-out that completed.
-    private func writeSent(_ sent: [String: (page: FanOutPage, outcomes: [DeliveryOutcome])], now: Date) async throws -> Set<String> {
+    private func writeSent(_ sent: [String: SentPage], now: Date) async throws -> Set<String> {
         var completed = Set<String>()
         for (id, s) in sent where try await write(s.page, outcomes: s.outcomes, now: now) && s.page.done {
             completed.insert(id)
@@ -266,7 +269,7 @@ public final class DeliveryEngine: Sendable {
     /// Writes the pages that went out in the last round (at shutdown, so their outcomes are kept).
     func writeSentPages() async throws {
         let sent = state.withLock { s in defer { s.sentPages = [:] }; return s.sentPages }
-        for s in sent.values { _ = try await write(s.page, outcomes: s.outcomes, now: env.clock.now()) }
+        _ = try await writeSent(sent, now: env.clock.now())
     }
 
     /// Deletes finished pushes older than the retention, at most once an hour and in bounded steps.

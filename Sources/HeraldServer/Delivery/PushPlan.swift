@@ -28,6 +28,12 @@ final class PushPlan: Sendable {
         }
     }
 
+    /// The badge every installation gets when the push sets one (increments are applied per installation
+    /// at fan-out instead).
+    var badgeValue: Int? {
+        if case .set(let n)? = spec.content.badge?.change { n } else { nil }
+    }
+
     func payload(variant: String, badge: Int?) -> [UInt8] {
         let key = "\(variant)|\(badge.map(String.init) ?? "")"
         // Encoded under the lock: concurrent batches asking for the same variant must share one buffer.
