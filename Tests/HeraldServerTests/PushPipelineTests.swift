@@ -191,6 +191,31 @@ import Testing
         #expect(status["status"] == "done" && status["counts"]?["sent"] == 24)
     }
 
+    @Test func pagesQueueNothingWhileARetryTakesASlot() async throws {
+        // A page that leaves a slot to a waiting retry reads only what its other slot sends: otherwise its
+        // remainder would be queued, and every later page would leave a slot (and queue rows) too.
+        let t = try await TestService { $0.fanOutBatchSize = 4; $0.dispatchBatchSize = 2; $0.dispatchConcurrency = 2; $0.retryBase = 1; $0.retryCap = 1 }
+        let app = try await t.createApp()
+        for i in 0..<24 { try await t.register(app, "i-\(i)", token: token(i)) }
+        let failOnce = Mutex(true)
+        t.transport.answer { n in
+            let fail = n.deviceToken == token(0) && failOnce.withLock { f in defer { f = false }; return f }
+            return DeliveryResult(id: n.id, status: fail ? 503 : 200, reason: fail ? "ServiceUnavailable" : nil)
+        }
+        let id = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"]])
+        var queuedAfterRetry: [Int] = []
+        for _ in 0..<30 {
+            guard try await t.service.engine.runOnce() else { break }
+            t.clock.advance(by: 2)
+            if t.transport.notifications.filter({ $0.deviceToken == token(0) }).count == 2 {
+                queuedAfterRetry.append(await t.status(app, id)["counts"]?["pending"]?.intValue ?? -1)
+            }
+        }
+        #expect(!queuedAfterRetry.isEmpty && queuedAfterRetry.allSatisfy { $0 == 0 }, "rows queued behind the fan-out: \(queuedAfterRetry)")
+        try await t.deliver()
+        #expect(await t.status(app, id)["counts"]?["sent"] == 24)
+    }
+
     @Test(arguments: [false, true])
     func theNextPageIsReadWhileARoundSendsAndACancelStopsTheRest(incrementsBadges: Bool) async throws {
         let t = try await TestService { $0.fanOutBatchSize = 2; $0.dispatchBatchSize = 2; $0.dispatchConcurrency = 1 }

@@ -25,7 +25,7 @@ extension DeliveryEngine {
     /// Fans out the push's next page after `after`. Members that are due now, up to one batch per slot the
     /// push has this round (within its rate limits), are handed back in batches. When rows of the push
     /// already wait in the queue (retries, requeued rows), one slot is left to claim them, so they are not
-    /// held back by a long fan-out.
+    /// held back by a long fan-out, and the page shrinks to what the other slots send.
     ///
     /// A page is read without writing and written once after it went out, so a first attempt costs one
     /// insert. A push that increments badges is the exception: each increment must be stored before its
@@ -39,7 +39,10 @@ extension DeliveryEngine {
         if app.pausedReason == nil, freshSlots > 0 {
             allowed = reserve(plan, app: app, now: now, upTo: freshSlots * batchSize)
         }
-        let limit = env.configuration.fanOutBatchSize
+        // While rows wait for the slot left to them, a page reads no more than its other slots send now:
+        // a remainder would join the queue, so every later page would leave a slot to it as well, and each
+        // of its rows would pay a claim and a second write.
+        let limit = freshSlots < slots ? min(env.configuration.fanOutBatchSize, max(1, allowed)) : env.configuration.fanOutBatchSize
         let page: FanOutPage
         do {
             if case .add = plan.spec.content.badge?.change {
