@@ -217,8 +217,8 @@ public final class APNSClient: Sendable {
         }
     }
 
-    /// The header list of the previous request in a chunk, reused (copy-on-write) by the next one when
-    /// every header matches: a batch to one topic then allocates one header array, not one per request.
+    /// The fields of the previous request in a chunk, reused by the next one when every shared header
+    /// matches: a batch to one topic then encodes its fields once, not once per request.
     private struct SharedHeaders {
         struct Key: Equatable {
             var authorization: String?
@@ -229,31 +229,41 @@ public final class APNSClient: Sendable {
             var collapseID: String?
         }
         var key: Key?
-        var headers: [(name: String, value: String)] = []
+        var fields = HTTP2HeaderFields.empty
     }
 
     private func request(for p: APNSPreparedRequest, authorization: String?, sharing shared: inout SharedHeaders) -> HTTP2ClientRequest {
-        guard p.apnsID == nil else { return request(for: p, authorization: authorization) }
         let key = SharedHeaders.Key(authorization: authorization, topic: p.topic, pushType: p.pushType.rawValue,
                                     priority: Int(p.priority.rawValue), expiration: p.expiration?.headerValue, collapseID: p.collapseID)
         if key != shared.key {
             shared.key = key
-            shared.headers = request(for: p, authorization: authorization).headers
+            shared.fields = HTTP2HeaderFields(sharedHeaders(for: p, authorization: authorization))
         }
-        return HTTP2ClientRequest(method: "POST", path: p.path, headers: shared.headers, body: p.body)
+        return HTTP2ClientRequest(method: "POST", path: p.path, sharedFields: shared.fields, ownFields: ownHeaders(for: p), body: p.body)
     }
 
     private func request(for p: APNSPreparedRequest, authorization: String?) -> HTTP2ClientRequest {
+        HTTP2ClientRequest(method: "POST", path: p.path, sharedFields: HTTP2HeaderFields(sharedHeaders(for: p, authorization: authorization)),
+                           ownFields: ownHeaders(for: p), body: p.body)
+    }
+
+    /// The headers a batch's requests have in common.
+    private func sharedHeaders(for p: APNSPreparedRequest, authorization: String?) -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = []
-        headers.reserveCapacity(7)
+        headers.reserveCapacity(6)
         if let authorization { headers.append(("authorization", authorization)) }
         headers.append(("apns-topic", p.topic))
         headers.append(("apns-push-type", p.pushType.rawValue))
         headers.append(("apns-priority", String(p.priority.rawValue)))
         if let e = p.expiration { headers.append(("apns-expiration", e.headerValue)) }
         if let c = p.collapseID { headers.append(("apns-collapse-id", c)) }
-        if let id = p.apnsIDHeaderValue { headers.append(("apns-id", id)) }
-        return HTTP2ClientRequest(method: "POST", path: p.path, headers: headers, body: p.body)
+        return headers
+    }
+
+    /// The headers of one request alone: its apns-id, when the caller chose one.
+    private func ownHeaders(for p: APNSPreparedRequest) -> [(name: String, value: String)] {
+        guard let id = p.apnsIDHeaderValue else { return [] }
+        return [("apns-id", id)]
     }
 
     private func complete(_ d: Delivery, _ result: Result<HTTP2ClientResponse, HTTP2ClientError>) {

@@ -82,11 +82,14 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
     private let keptHeaders: [[UInt8]]?
     private let scheme: String
     private let authority: String
+    /// `:method POST`, `:scheme` and `:authority`, the same for every POST (all of APNs' requests).
+    private let postFields: HTTP2HeaderFields
 
     private init(configuration: Configuration, loop: EventLoop) {
         self.configuration = configuration
         scheme = configuration.tls == nil ? "http" : "https"
         authority = configuration.port == 443 ? configuration.host : "\(configuration.host):\(configuration.port)"
+        postFields = HTTP2HeaderFields([(":method", "POST"), (":scheme", scheme), (":authority", authority)])
         keptHeaders = configuration.responseHeaders.map { $0.map { Array($0.utf8) } }
         super.init(loop: loop)
     }
@@ -190,11 +193,16 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
             if s.done { continue }
             let userData = Unmanaged.passUnretained(s as HTTP2Stream).toOpaque()
             let id: Int32 = withHeaderBlock { block in
-                block.add(":method", s.request.method)
-                block.add(":scheme", scheme)
-                block.add(":authority", authority)
+                if s.request.method == "POST" {
+                    block.add(postFields)
+                } else {
+                    block.add(":method", s.request.method)
+                    block.add(":scheme", scheme)
+                    block.add(":authority", authority)
+                }
                 block.add(":path", s.request.path)
-                for h in s.request.headers { block.add(h.name, h.value) }
+                if !s.request.sharedFields.isEmpty { block.add(s.request.sharedFields) }
+                for h in s.request.ownFields { block.add(h.name, h.value) }
                 return block.withNV { nva, count in
                     if s.request.body.isEmpty {
                         return nghttp2_submit_request(session, nil, nva, count, nil, userData)

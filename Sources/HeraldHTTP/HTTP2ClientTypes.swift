@@ -4,16 +4,27 @@ import HeraldIO
 public struct HTTP2ClientRequest: Sendable {
     public var method: String
     public var path: String
-    public var headers: [(name: String, value: String)]
+    /// Fields many requests share (encoded once), followed by `ownFields`, this request's alone.
+    public var sharedFields: HTTP2HeaderFields
+    public var ownFields: [(name: String, value: String)]
     /// Shared, copy-on-write: many requests can carry the same encoded payload without copying it.
     public var body: [UInt8]
 
     public init(method: String = "POST", path: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.init(method: method, path: path, sharedFields: .empty, ownFields: headers, body: body)
+    }
+
+    public init(method: String = "POST", path: String, sharedFields: HTTP2HeaderFields,
+                ownFields: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.method = method
         self.path = path
-        self.headers = headers
+        self.sharedFields = sharedFields
+        self.ownFields = ownFields
         self.body = body
     }
+
+    /// Every regular field, in the order sent.
+    public var headers: [(name: String, value: String)] { sharedFields.list + ownFields }
 }
 
 public struct HTTP2ClientResponse: Sendable {

@@ -1,7 +1,7 @@
 internal import CNGHTTP2
 
 /// A header block being handed to nghttp2: the fields' bytes in one buffer and the `nghttp2_nv` array
-/// pointing into it. Each connection keeps one and reuses its buffers for every request or response it
+/// pointing into it, and into a set of fields encoded once for many requests (`HTTP2HeaderFields`). Each connection keeps one and reuses its buffers for every request or response it
 /// submits (nghttp2 copies a block on submit), so submitting costs no allocation once they have grown.
 /// A value type filled through `HTTP2Endpoint.withHeaderBlock`: appending to a class's arrays would pay
 /// a dynamic exclusivity check per field.
@@ -9,10 +9,13 @@ struct HeaderBlock {
     private var bytes: [UInt8] = []
     private var spans: [(name: Int, nameLength: Int, value: Int, valueLength: Int)] = []
     private var nv: [nghttp2_nv] = []
+    /// Fields encoded elsewhere, each sent after the first `at` of this block's own.
+    private var shared: [(at: Int, fields: HTTP2HeaderFields)] = []
 
     mutating func reset() {
         bytes.removeAll(keepingCapacity: true)
         spans.removeAll(keepingCapacity: true)
+        shared.removeAll(keepingCapacity: true)
     }
 
     /// Appends a field. HTTP/2 wants lowercase names: `lowercasingName` lowers ASCII capitals in place,
@@ -28,6 +31,11 @@ struct HeaderBlock {
         spans.append((n0, v0 - n0, v0, bytes.count - v0))
     }
 
+    /// Appends fields encoded once for many requests, without copying them.
+    mutating func add(_ fields: HTTP2HeaderFields) {
+        shared.append((spans.count, fields))
+    }
+
     private mutating func append(_ text: String) {
         var text = text
         text.withUTF8 { bytes.append(contentsOf: $0) }
@@ -36,13 +44,19 @@ struct HeaderBlock {
     /// The block as nghttp2 takes it, valid for the duration of `body`.
     mutating func withNV<T>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> T) -> T {
         nv.removeAll(keepingCapacity: true)
-        return bytes.withUnsafeMutableBufferPointer { buffer in
-            let base = buffer.baseAddress!
-            let flags = UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
-            for s in spans {
-                nv.append(nghttp2_nv(name: base + s.name, value: base + s.value, namelen: s.nameLength, valuelen: s.valueLength, flags: flags))
+        let shared = shared   // keeps the fields nv points into alive during `body`
+        return withExtendedLifetime(shared) {
+            bytes.withUnsafeMutableBufferPointer { buffer in
+                let base = buffer.baseAddress!
+                let flags = UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+                var next = 0
+                for (i, s) in spans.enumerated() {
+                    while next < shared.count && shared[next].at == i { nv.append(contentsOf: shared[next].fields.nv); next += 1 }
+                    nv.append(nghttp2_nv(name: base + s.name, value: base + s.value, namelen: s.nameLength, valuelen: s.valueLength, flags: flags))
+                }
+                while next < shared.count { nv.append(contentsOf: shared[next].fields.nv); next += 1 }
+                return nv.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
             }
-            return nv.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
         }
     }
 }

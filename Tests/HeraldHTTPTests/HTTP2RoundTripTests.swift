@@ -53,6 +53,28 @@ final class EchoDelegate: HTTP2ServerDelegate {
         conn.close()
     }
 
+    /// Fields encoded once and shared by many requests go out with each request's own fields after them,
+    /// for POST (whose pseudo-headers are encoded once per connection) and other methods alike.
+    @Test func sharedAndOwnFieldsArriveInOrder() async throws {
+        final class FieldEcho: HTTP2ServerDelegate {
+            func handle(_ request: HTTPRequest, on connection: HTTP2ServerConnection, responder: HTTP2Responder) {
+                let fields = request.headers.map { "\($0.name)=\($0.value)" }.joined(separator: ";")
+                responder.respond(HTTPResponse(status: 200, headers: ["x-method": request.method, "x-path": request.target, "x-fields": fields]))
+            }
+        }
+        let server = try await startServer(tls: false, delegate: FieldEcho())
+        defer { Task { await server.stop() } }
+        let conn = try await HTTP2ClientConnection.connect(.init(host: "127.0.0.1", port: server.port, tls: nil))
+        let shared = HTTP2HeaderFields([("authorization", "bearer x.y.z"), ("apns-topic", "com.example")])
+        for (i, method) in ["POST", "GET", "POST"].enumerated() {
+            let own: [(name: String, value: String)] = i == 2 ? [] : [("apns-id", "id-\(i)")]
+            let r = try await conn.send(HTTP2ClientRequest(method: method, path: "/3/device/\(i)", sharedFields: shared, ownFields: own))
+            #expect(r.headers["x-method"] == method && r.headers["x-path"] == "/3/device/\(i)")
+            #expect(r.headers["x-fields"] == "authorization=bearer x.y.z;apns-topic=com.example" + (i == 2 ? "" : ";apns-id=id-\(i)"))
+        }
+        conn.close()
+    }
+
     @Test func manyConcurrentRequestsAllComplete() async throws {
         let server = try await startServer(tls: true)
         defer { Task { await server.stop() } }
