@@ -133,7 +133,7 @@ public final class APNSClient: Sendable {
                 continue
             case let .success(request):
                 outstanding.add()
-                chunk.append(Delivery(index: index, prepared: request, onResult: counted))
+                chunk.append(Delivery(client: self, index: index, prepared: request, onResult: counted))
             }
             if chunk.count == chunkSize {
                 await dispatch(chunk)
@@ -149,8 +149,9 @@ public final class APNSClient: Sendable {
 
     // MARK: - Delivery machinery
 
-    /// One notification on its way, across retries.
-    final class Delivery: @unchecked Sendable {
+    /// One notification on its way, across retries; the connection hands it the response.
+    final class Delivery: HTTP2ResponseHandler, @unchecked Sendable {
+        let client: APNSClient
         let index: Int
         let prepared: APNSPreparedRequest
         let onResult: @Sendable (APNSDeliveryResult) -> Void
@@ -159,11 +160,14 @@ public final class APNSClient: Sendable {
         let started = MonotonicTime.now
         var authorization: String?
 
-        init(index: Int, prepared: APNSPreparedRequest, onResult: @escaping @Sendable (APNSDeliveryResult) -> Void) {
+        init(client: APNSClient, index: Int, prepared: APNSPreparedRequest, onResult: @escaping @Sendable (APNSDeliveryResult) -> Void) {
+            self.client = client
             self.index = index
             self.prepared = prepared
             self.onResult = onResult
         }
+
+        func requestCompleted(_ result: Result<HTTP2ClientResponse, HTTP2ClientError>) { client.complete(self, result) }
     }
 
     private func dispatch(_ chunk: [Delivery]) async {
@@ -186,12 +190,12 @@ public final class APNSClient: Sendable {
             return
         }
         let deadline = MonotonicTime.now + configuration.requestTimeout.nanosecondsValue
-        var batch: [(HTTP2ClientRequest, HTTP2Completion)] = []
+        var batch: [(HTTP2ClientRequest, any HTTP2ResponseHandler)] = []
         batch.reserveCapacity(chunk.count)
         var shared = SharedHeaders()
         for d in chunk {
             d.authorization = authorization
-            batch.append((request(for: d.prepared, authorization: authorization, sharing: &shared), { [self] in complete(d, $0) }))
+            batch.append((request(for: d.prepared, authorization: authorization, sharing: &shared), d))
             observer.sent()
         }
         connection.send(batch: batch, deadline: deadline)
@@ -211,7 +215,7 @@ public final class APNSClient: Sendable {
             d.authorization = authorization
             observer.sent()
             connection.send(request(for: d.prepared, authorization: authorization),
-                            deadline: MonotonicTime.now + configuration.requestTimeout.nanosecondsValue) { [self] in complete(d, $0) }
+                            deadline: MonotonicTime.now + configuration.requestTimeout.nanosecondsValue, handler: d)
         } catch {
             handleTransportFailure(d, clientError(from: error))
         }

@@ -77,8 +77,8 @@ final class APNSConnectionPool: Sendable {
                 let conn = try await HTTP2ClientConnection.connect(template, loop: loop)
                 observer.connectionOpened()
                 conn.onClose = { [weak self] closed in self?.closed(closed) }
-                conn.onRequeue = { [weak self] requests, completions, deadlines in
-                    self?.resend(requests, completions, deadlines)
+                conn.onRequeue = { [weak self] requests, handlers, deadlines in
+                    self?.resend(requests, handlers, deadlines)
                 }
                 let (waiters, shutDown) = state.withLock { s -> ([CheckedContinuation<HTTP2ClientConnection, Error>], Bool) in
                     s.connecting -= 1
@@ -118,14 +118,14 @@ final class APNSConnectionPool: Sendable {
 
     /// Requests a closing connection gave back unprocessed (GOAWAY, refused): send them elsewhere
     /// with their original completions. This is not a new attempt: APNs never saw them.
-    private func resend(_ requests: [HTTP2ClientRequest], _ completions: [HTTP2Completion], _ deadlines: [UInt64]) {
+    private func resend(_ requests: [HTTP2ClientRequest], _ handlers: [any HTTP2ResponseHandler], _ deadlines: [UInt64]) {
         Task {
             for i in requests.indices {
                 do {
                     let c = try await connection()
-                    c.send(requests[i], deadline: deadlines[i], completion: completions[i])
+                    c.send(requests[i], deadline: deadlines[i], handler: handlers[i])
                 } catch {
-                    completions[i](.failure(.connectFailed("\(error)")))
+                    handlers[i].requestCompleted(.failure(.connectFailed("\(error)")))
                 }
             }
         }

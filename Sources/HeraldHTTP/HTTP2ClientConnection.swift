@@ -44,14 +44,14 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
 
     final class ClientStream: HTTP2Stream, @unchecked Sendable {
         var request: HTTP2ClientRequest
-        let completion: HTTP2Completion
+        let handler: any HTTP2ResponseHandler
         let deadline: UInt64
         var done = false
 
-        init(request: HTTP2ClientRequest, deadline: UInt64, completion: @escaping HTTP2Completion) {
+        init(request: HTTP2ClientRequest, deadline: UInt64, handler: any HTTP2ResponseHandler) {
             self.request = request
             self.deadline = deadline
-            self.completion = completion
+            self.handler = handler
             super.init(id: 0)
         }
     }
@@ -75,7 +75,7 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
 
     /// Receives requests this connection gave back unprocessed (GOAWAY, refused, closed before
     /// sending), so a pool can send them elsewhere. Without it they fail with `.notProcessed`.
-    public var onRequeue: (@Sendable ([HTTP2ClientRequest], [HTTP2Completion], [UInt64]) -> Void)?
+    public var onRequeue: (@Sendable ([HTTP2ClientRequest], [any HTTP2ResponseHandler], [UInt64]) -> Void)?
     /// Called once, on the loop, when the connection is finished.
     public var onClose: (@Sendable (HTTP2ClientConnection) -> Void)?
 
@@ -122,8 +122,13 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
     /// Sends a request; `completion` runs on the connection's loop with the response or an error.
     /// `deadline` is in monotonic nanoseconds (`MonotonicTime.now + ...`), 0 for none.
     public func send(_ request: HTTP2ClientRequest, deadline: UInt64 = 0, completion: @escaping HTTP2Completion) {
+        send(request, deadline: deadline, handler: ClosureResponseHandler(completion))
+    }
+
+    /// Sends a request; `handler` gets the response or an error on the connection's loop.
+    public func send(_ request: HTTP2ClientRequest, deadline: UInt64 = 0, handler: any HTTP2ResponseHandler) {
         counters.wrappingAdd(1, ordering: .relaxed)
-        let s = ClientStream(request: request, deadline: deadline, completion: completion)
+        let s = ClientStream(request: request, deadline: deadline, handler: handler)
         let first = inbox.withLock { box -> Bool in
             box.append(s)
             return box.count == 1
@@ -132,10 +137,10 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
     }
 
     /// Sends many requests with one wake-up of the loop.
-    public func send(batch: [(HTTP2ClientRequest, HTTP2Completion)], deadline: UInt64 = 0) {
+    public func send(batch: [(HTTP2ClientRequest, any HTTP2ResponseHandler)], deadline: UInt64 = 0) {
         guard !batch.isEmpty else { return }
         counters.wrappingAdd(batch.count, ordering: .relaxed)
-        let streams = batch.map { ClientStream(request: $0.0, deadline: deadline, completion: $0.1) }
+        let streams = batch.map { ClientStream(request: $0.0, deadline: deadline, handler: $0.1) }
         let first = inbox.withLock { box -> Bool in
             let wasEmpty = box.isEmpty
             box.append(contentsOf: streams)
@@ -228,7 +233,7 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
         s.done = true
         counters.wrappingAdd(-1, ordering: .relaxed)
         if case .success = result { sentCount.wrappingAdd(1, ordering: .relaxed) }
-        s.completion(result)
+        s.handler.requestCompleted(result)
     }
 
     private func requeueWaiting(reason: String) {
@@ -247,7 +252,7 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
         if let onRequeue {
             for s in list { s.done = true }
             counters.wrappingAdd(-list.count, ordering: .relaxed)
-            onRequeue(list.map(\.request), list.map(\.completion), list.map(\.deadline))
+            onRequeue(list.map(\.request), list.map(\.handler), list.map(\.deadline))
         } else {
             for s in list { complete(s, .failure(.notProcessed(reason))) }
         }

@@ -70,3 +70,17 @@ public enum HTTP2ClientError: Error, Sendable, Equatable, CustomStringConvertibl
 }
 
 public typealias HTTP2Completion = @Sendable (Result<HTTP2ClientResponse, HTTP2ClientError>) -> Void
+
+/// Receives a request's outcome, on the connection's loop (so it must be quick). An object that exists
+/// per request anyway (the APNs client's delivery) can be its own handler, which saves allocating a
+/// closure for every request; `HTTP2ClientConnection.send(_:deadline:completion:)` wraps a closure.
+public protocol HTTP2ResponseHandler: AnyObject, Sendable {
+    func requestCompleted(_ result: Result<HTTP2ClientResponse, HTTP2ClientError>)
+}
+
+/// A closure as a response handler.
+final class ClosureResponseHandler: HTTP2ResponseHandler {
+    let completion: HTTP2Completion
+    init(_ completion: @escaping HTTP2Completion) { self.completion = completion }
+    func requestCompleted(_ result: Result<HTTP2ClientResponse, HTTP2ClientError>) { completion(result) }
+}

@@ -42,10 +42,13 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { session, frame, name, namelen, value, valuelen, _, user in
             let me = HTTP2Endpoint.from(user)
             if me.isClosed { return HTTP2Endpoint.stopProcessing }
-            guard let s = me.streamObject(session, frame!.pointee.hd.stream_id) else { return 0 }
             let nameBytes = UnsafeBufferPointer(start: name, count: namelen)
+            let pseudo = namelen > 0 && nameBytes[0] == UInt8(ascii: ":")
+            // A field nobody reads is dropped before its stream is even looked up.
+            guard pseudo || me.keepsHeader(nameBytes) else { return 0 }
+            guard let s = me.streamObject(session, frame!.pointee.hd.stream_id) else { return 0 }
             let valueBytes = UnsafeBufferPointer(start: value, count: valuelen)
-            if namelen > 0 && nameBytes[0] == UInt8(ascii: ":") {
+            if pseudo {
                 if HeaderInterner.equal(HTTP2Endpoint.statusName, nameBytes) {
                     s.status = valueBytes.reduce(0) { $0 * 10 + Int($1 &- 48) }
                 } else if !me.keepsHeader(nameBytes) {
@@ -57,7 +60,6 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
                 }
                 return 0
             }
-            guard me.keepsHeader(nameBytes) else { return 0 }
             s.headers.append(me.receivedHeaders.field(name: nameBytes, value: valueBytes))
             return 0
         }
