@@ -63,4 +63,41 @@ import APNSCore
         await simulator.stop()
         try? FileManager.default.removeItem(at: directory)
     }
+    /// The dispatch slots of a round start their batches together. They must share one client per app and
+    /// environment: a second client built in the race used to replace the first and shut it down, failing
+    /// the first batch's notifications ("the APNs client is shut down") so they went out again later.
+    @Test func batchesStartingTogetherShareOneClient() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-race-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var simConfig = SimulatorConfiguration()
+        simConfig.dataDirectory = directory
+        simConfig.sandboxPort = 0
+        simConfig.productionPort = nil
+        let simulator = try Simulator(configuration: simConfig)
+        let ports = try await simulator.start()
+        let key = try simulator.generateSigningKey(bundleIDs: ["com.example.race"])
+        let token = try simulator.install(bundleID: "com.example.race", environment: .sandbox, on: simulator.createDevice().id).token
+        let transport = APNSClientTransport(apple: .init(sandbox: .custom(host: "127.0.0.1", port: ports.sandbox), production: .production,
+                                                         caFile: directory.appendingPathComponent("ca.pem").path))
+        let bundle = CredentialBundle(appID: "app", environment: "sandbox",
+                                      credential: .token(keyID: key.keyID, teamID: key.teamID, privateKeyPEM: key.privateKeyPEM), version: Date())
+        let results = await withTaskGroup(of: [DeliveryResult].self) { group in
+            for batch in 0..<8 {
+                group.addTask {
+                    let notifications = (0..<20).map { i in
+                        OutgoingNotification(id: Int64(batch * 100 + i), deviceToken: token, apnsID: UUID(), topic: "com.example.race",
+                                             pushType: "alert", priority: 10, expiration: nil, collapseID: nil, payload: Array(#"{"aps":{"alert":"x"}}"#.utf8))
+                    }
+                    return await transport.deliver(OutgoingBatch(appID: "app", pushID: "p", credential: bundle, notifications: notifications))
+                }
+            }
+            var all: [DeliveryResult] = []
+            for await r in group { all += r }
+            return all
+        }
+        let failed = results.filter { $0.status != 200 }
+        #expect(results.count == 160 && failed.isEmpty, "\(failed.prefix(3))")
+        transport.shutdown()
+        await simulator.stop()
+    }
 }
