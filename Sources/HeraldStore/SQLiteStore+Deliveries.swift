@@ -211,36 +211,44 @@ extension SQLiteStore {
             let ended = p.status.isFinal
             var sent = 0, failed = 0, cancelled = 0, retired = 0
             var reasons: [String: Int] = [:]
+            var values: [SQLValue] = []
+            values.reserveCapacity(Self.rowsPerInsert * Self.pageRowColumns)
             for row in rows {
                 let d = row.planned
-                var values: (state: DeliveryState, attempts: Int, notBefore: Date, status: Int?, reason: String?) = (.pending, 0, d.notBefore, nil, nil)
+                var outcome: (state: DeliveryState, attempts: Int, notBefore: Date, status: Int?, reason: String?) = (.pending, 0, d.notBefore, nil, nil)
                 switch row.outcome {
                 case nil, .requeue?: break
                 case .sent(let status)?:
-                    values = (.sent, 1, d.notBefore, status, nil)
+                    outcome = (.sent, 1, d.notBefore, status, nil)
                     sent += 1
                 case let .failed(reason, status, retire, timestamp)?:
-                    values = (.failed, 1, d.notBefore, status, reason)
+                    outcome = (.failed, 1, d.notBefore, status, reason)
                     failed += 1
                     reasons[reason, default: 0] += 1
                     if retire { retired += try Self.retire(seq: d.seq, token: d.deviceToken, reason: reason, timestamp: timestamp, now: now, db) }
                 case let .retry(at, reason, status)?:
-                    values = (.pending, 1, at, status, reason)
+                    outcome = (.pending, 1, at, status, reason)
                 }
-                if ended && values.state == .pending {
-                    values.state = .cancelled
+                if ended && outcome.state == .pending {
+                    outcome.state = .cancelled
                     cancelled += 1
                 }
                 if let badge {
                     try db.execute("UPDATE installations SET badge = ? WHERE seq = ?", [.int(badge), .integer(d.seq)])
                 }
-                try db.execute("""
-                    INSERT INTO deliveries (push_id, seq, installation_id, device_token, environment, variant, badge, state, attempts,
-                                            not_before, status, reason, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, [.text(pushID), .integer(d.seq), .text(d.installationID), .text(d.deviceToken), .text(d.environment),
-                          .text(d.variant), .optionalInt(badge), .int(values.state.rawValue), .int(values.attempts),
-                          values.notBefore.sql, .optionalInt(values.status), .optionalText(values.reason), now.sql])
+                // One append per value: an array literal per row would be allocated and copied.
+                values.append(.text(pushID)); values.append(.integer(d.seq)); values.append(.text(d.installationID))
+                values.append(.text(d.deviceToken)); values.append(.text(d.environment)); values.append(.text(d.variant))
+                values.append(.optionalInt(badge)); values.append(.int(outcome.state.rawValue)); values.append(.int(outcome.attempts))
+                values.append(outcome.notBefore.sql); values.append(.optionalInt(outcome.status)); values.append(.optionalText(outcome.reason))
+                values.append(now.sql)
+                if values.count == Self.rowsPerInsert * Self.pageRowColumns {
+                    try db.execute(Self.insertPageRows, values)
+                    values.removeAll(keepingCapacity: true)
+                }
+            }
+            for row in stride(from: 0, to: values.count, by: Self.pageRowColumns) {
+                try db.execute(Self.insertPageRow, Array(values[row..<row + Self.pageRowColumns]))
             }
             try Self.countFailures(pushID: pushID, reasons, db)
             try db.execute("""
@@ -252,6 +260,18 @@ extension SQLiteStore {
             return true
         }
     }
+
+    /// A page's rows go in by `rowsPerInsert` per statement: one statement per row cost as much again in
+    /// SQLite's per-statement work (opening cursors, the statement journal) as the inserts themselves.
+    private static let rowsPerInsert = 64
+    private static let pageRowColumns = 13
+    private static let insertPageRowPrefix = """
+        INSERT INTO deliveries (push_id, seq, installation_id, device_token, environment, variant, badge, state, attempts,
+                                not_before, status, reason, updated_at) VALUES
+        """
+    private static let pageRowValues = "(" + Array(repeating: "?", count: pageRowColumns).joined(separator: ", ") + ")"
+    private static let insertPageRow = insertPageRowPrefix + " " + pageRowValues
+    private static let insertPageRows = insertPageRowPrefix + " " + Array(repeating: pageRowValues, count: rowsPerInsert).joined(separator: ", ")
 
     /// Retires an installation APNs said is gone. A token registered after APNs' "last valid" time belongs
     /// to a device that came back, and stays.
