@@ -26,9 +26,28 @@ public struct APNSPreparedRequest: Sendable {
     public let apnsID: UUID?
     /// The request body.
     public let body: [UInt8]
+    /// `/3/device/<token>`, built once when the request is prepared rather than each time it is sent.
+    public let path: String
 
-    /// `/3/device/<token>`.
-    public var path: String { "/3/device/" + deviceToken.hex }
+    init(deviceToken: DeviceToken, topic: String, pushType: APNSPushType, priority: APNSPriority, expiration: APNSExpiration?,
+         collapseID: String?, apnsID: UUID?, body: [UInt8]) {
+        self.deviceToken = deviceToken
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.apnsID = apnsID
+        self.body = body
+        path = "/3/device/" + deviceToken.hex
+    }
+
+    /// Whether `other` carries the same headers apart from its token and apns-id: requests that do can
+    /// share one encoded header block.
+    public func sharesHeaders(with other: APNSPreparedRequest) -> Bool {
+        topic == other.topic && pushType == other.pushType && priority == other.priority
+            && expiration == other.expiration && collapseID == other.collapseID
+    }
 
     /// `apns-id` as APNs expects it: canonical lowercase 8-4-4-4-12.
     public var apnsIDHeaderValue: String? {
