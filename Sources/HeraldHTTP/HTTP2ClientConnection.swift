@@ -222,6 +222,7 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
                 continue
             }
             streams[id] = s
+            unflushed += 1
             submitted = true
         }
         if waitingHead == waiting.count { waiting.removeAll(keepingCapacity: true); waitingHead = 0 }
@@ -283,7 +284,30 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
 
     public override func stream(_ stream: StreamConnection, didRead bytes: UnsafeRawBufferPointer) {
         lastRead = MonotonicTime.now
-        super.stream(stream, didRead: bytes)
+        // Every answer frees a stream and submits a waiting request at once. Handing the read to nghttp2 in
+        // parts and writing those requests between the parts lets the server start on them while the rest
+        // of the answers are handled here, instead of both sides taking turns with the whole window.
+        let slice = max(Self.minimumSlice, bytes.count / Self.slicesPerRead)
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(bytes.count, offset + slice)
+            super.stream(stream, didRead: UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+            offset = end
+            if offset < bytes.count && unflushed >= Self.earlyWriteThreshold { flush() }
+        }
+    }
+
+    // Measured against nghttpd, 1 connection x 100 streams (docs/performance.md): whole reads reached 0.69 of
+    // h2load's rate, 4 parts 0.92, up to 16 parts of at least 256 bytes with a write once 8 requests wait 1.08.
+    private static let slicesPerRead = 16
+    private static let minimumSlice = 256
+    private static let earlyWriteThreshold = 8
+    /// Requests submitted since the last write.
+    private var unflushed = 0
+
+    override func flush() {
+        unflushed = 0
+        super.flush()
     }
 
     override func frameReceived(type: UInt8, streamID: Int32, flags: UInt8, frame: UnsafePointer<nghttp2_frame>) {
