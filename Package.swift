@@ -42,7 +42,7 @@ let package = Package(
         // App SDK: Foundation only
         .target(name: "HeraldClient"),
         // Command line: subcommands; `herald` is a thin main
-        .target(name: "HeraldCLI", dependencies: ["APNSClient", "HeraldSimulator", "HeraldServer", "HeraldClient"]),
+        .target(name: "HeraldCLI", dependencies: ["APNSClient", "HeraldIO", "HeraldSimulator", "HeraldServer", "HeraldClient"]),
         .executableTarget(name: "herald", dependencies: ["HeraldCLI"]),
         // The SDK example that runs on Linux (Examples/LinuxLoop): a library so CI runs it as a test too.
         .target(name: "HeraldLinuxLoop", dependencies: ["HeraldClient", "HeraldServer", "HeraldSimulator", "HeraldHTTP"],
