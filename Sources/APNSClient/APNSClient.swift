@@ -88,6 +88,7 @@ public final class APNSClient: Sendable {
             pingInterval: configuration.pingInterval, pingTimeout: configuration.pingTimeout,
             maxConcurrentStreams: configuration.maxStreamsPerConnection)
         template.responseHeaders = ["apns-id", "apns-unique-id", "retry-after"]
+        template.writesEarly = configuration.connections <= group.loops.count
         pool = APNSConnectionPool(template: template, size: configuration.connections, observer: self.observer, group: group)
         limiter = InFlightLimiter(limit: configuration.maxInFlight)
     }

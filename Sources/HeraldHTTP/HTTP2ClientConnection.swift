@@ -26,6 +26,11 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
         /// Response headers to keep (lowercase); nil keeps all. Skipping the rest saves building strings
         /// for every response on a hot path.
         public var responseHeaders: Set<String>?
+        /// Write the requests that answers free up part-way through handling a read, so the server starts on
+        /// them while the rest of the read is handled. That pays off when this connection has its loop to
+        /// itself; with several busy connections per loop the server already gets work from the others, and
+        /// each early write is one more system call (docs/performance.md).
+        public var writesEarly = true
 
         public init(host: String, port: Int, tls: TLSContext?, serverName: String? = nil, proxy: ProxyConfiguration? = nil,
                     connectTimeout: Duration = .seconds(10), pingInterval: Duration = .seconds(60),
@@ -287,6 +292,7 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
         // Every answer frees a stream and submits a waiting request at once. Handing the read to nghttp2 in
         // parts and writing those requests between the parts lets the server start on them while the rest
         // of the answers are handled here, instead of both sides taking turns with the whole window.
+        guard configuration.writesEarly else { return super.stream(stream, didRead: bytes) }
         let slice = max(Self.minimumSlice, bytes.count / Self.slicesPerRead)
         var offset = 0
         while offset < bytes.count {

@@ -75,11 +75,16 @@ final class EchoDelegate: HTTP2ServerDelegate {
         conn.close()
     }
 
-    @Test func manyConcurrentRequestsAllComplete() async throws {
+    /// Whether requests that answers free up are written part-way through a read or at the end of it, every
+    /// request gets its own answer.
+    @Test(arguments: [true, false])
+    func manyConcurrentRequestsAllComplete(writesEarly: Bool) async throws {
         let server = try await startServer(tls: true)
         defer { Task { await server.stop() } }
         let ctx = try TLSContext(client: TLSClientConfiguration(trust: .caFile(TestCertificates.shared.caFile)))
-        let conn = try await HTTP2ClientConnection.connect(.init(host: "127.0.0.1", port: server.port, tls: ctx))
+        var config = HTTP2ClientConnection.Configuration(host: "127.0.0.1", port: server.port, tls: ctx)
+        config.writesEarly = writesEarly
+        let conn = try await HTTP2ClientConnection.connect(config)
         let ok = try await withThrowingTaskGroup(of: Bool.self) { group in
             for i in 0..<2000 {
                 group.addTask {
