@@ -2,7 +2,7 @@
 SWIFT ?= swift
 CONFIG ?= debug
 # Debian/Ubuntu packages the build and the tests need (macOS: brew install openssl@3 nghttp2 sqlite libpq pkg-config).
-APT_PACKAGES := libssl-dev libnghttp2-dev libsqlite3-dev libpq-dev pkg-config zlib1g-dev
+APT_PACKAGES := libssl-dev libnghttp2-dev libsqlite3-dev libpq-dev libjemalloc-dev pkg-config zlib1g-dev
 BENCH_APT_PACKAGES := nghttp2-client nghttp2-server wrk python3-venv
 
 .PHONY: deps build run test bench install clean
