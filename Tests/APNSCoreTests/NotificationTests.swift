@@ -21,6 +21,20 @@ struct NotificationDerivationTests {
         #expect(APNSNotification(deviceToken: Self.token, topic: "t", payload: mixed).resolvedPushType == .alert)
     }
 
+    @Test func aRetargetedRequestIsTheSameRequestForAnotherDevice() throws {
+        let original = try APNSNotification(deviceToken: Self.token, topic: "com.example.app", payload: .alert(body: "hi"),
+                                            collapseID: "news", apnsID: UUID()).prepare()
+        let other = try DeviceToken(hex: "ab" + String(repeating: "0", count: 62))
+        let id = UUID()
+        let moved = original.retargeted(to: other, apnsID: id)
+        #expect(moved.path == "/3/device/ab" + String(repeating: "0", count: 62))
+        #expect(moved.apnsID == id && moved.deviceToken == other)
+        #expect(moved.body == original.body && moved.sharesHeaders(with: original))
+        let fresh = try APNSNotification(deviceToken: other, topic: "com.example.app", payload: .alert(body: "hi"),
+                                         collapseID: "news", apnsID: id).prepare()
+        #expect(moved.headers(authority: "api.push.apple.com").map(\.description) == fresh.headers(authority: "api.push.apple.com").map(\.description))
+    }
+
     @Test func uncheckedBytesDefaultToAlert() {
         let encoded = APNSEncodedPayload(uncheckedBytes: Array(#"{"aps":{"content-available":1}}"#.utf8))
         let notification = APNSNotification(deviceToken: Self.token, topic: "t", encodedPayload: encoded)

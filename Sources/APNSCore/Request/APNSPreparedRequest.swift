@@ -42,6 +42,14 @@ public struct APNSPreparedRequest: Sendable {
         path = "/3/device/" + deviceToken.hex
     }
 
+    /// The same request for another device (and apns-id). What `APNSNotification.prepare()` validates,
+    /// topic, push type, priority and payload, does not depend on the device, so a batch sending one
+    /// payload to many devices validates it once.
+    public func retargeted(to deviceToken: DeviceToken, apnsID: UUID?) -> APNSPreparedRequest {
+        APNSPreparedRequest(deviceToken: deviceToken, topic: topic, pushType: pushType, priority: priority, expiration: expiration,
+                            collapseID: collapseID, apnsID: apnsID, body: body)
+    }
+
     /// Whether `other` carries the same headers apart from its token and apns-id: requests that do can
     /// share one encoded header block.
     public func sharesHeaders(with other: APNSPreparedRequest) -> Bool {

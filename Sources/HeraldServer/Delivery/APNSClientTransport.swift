@@ -76,21 +76,23 @@ public final class APNSClientTransport: PushTransport {
         var requests: [APNSPreparedRequest?] = []
         requests.reserveCapacity(batch.notifications.count)
         var results: [DeliveryResult] = []
-        var shared: (bytes: [UInt8], payload: APNSEncodedPayload)?
+        // Notifications of one variant share their payload bytes and headers: the first is validated, the
+        // others are the same request for another device.
+        var template: (notification: OutgoingNotification, request: APNSPreparedRequest)?
         for n in batch.notifications {
-            // Notifications of one variant share their bytes; wrap them once.
-            let payload: APNSEncodedPayload
-            if let s = shared, s.bytes == n.payload { payload = s.payload } else {
-                payload = APNSEncodedPayload(uncheckedBytes: n.payload)
-                shared = (n.payload, payload)
-            }
             do {
                 let token = try DeviceToken(hex: n.deviceToken)
+                if let t = template, t.notification.sharesRequest(with: n) {
+                    requests.append(t.request.retargeted(to: token, apnsID: n.apnsID))
+                    continue
+                }
                 let notification = APNSNotification(
-                    deviceToken: token, topic: n.topic, encodedPayload: payload, pushType: APNSPushType(rawValue: n.pushType),
-                    priority: APNSPriority(rawValue: n.priority), expiration: n.expiration.map(APNSExpiration.at),
-                    collapseID: n.collapseID, apnsID: n.apnsID)
-                requests.append(try notification.prepare())
+                    deviceToken: token, topic: n.topic, encodedPayload: APNSEncodedPayload(uncheckedBytes: n.payload),
+                    pushType: APNSPushType(rawValue: n.pushType), priority: APNSPriority(rawValue: n.priority),
+                    expiration: n.expiration.map(APNSExpiration.at), collapseID: n.collapseID, apnsID: n.apnsID)
+                let request = try notification.prepare()
+                template = (n, request)
+                requests.append(request)
             } catch {
                 // Caught before sending: the same answer APNs would give, without the round trip.
                 results.append(DeliveryResult(id: n.id, status: 400, reason: Self.reason(for: error)))

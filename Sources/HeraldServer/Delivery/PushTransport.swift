@@ -40,6 +40,14 @@ public struct OutgoingNotification: Sendable {
     public var payload: [UInt8]
 }
 
+extension OutgoingNotification {
+    /// Whether `other` makes the same request apart from its device and apns-id.
+    func sharesRequest(with other: OutgoingNotification) -> Bool {
+        payload == other.payload && topic == other.topic && pushType == other.pushType && priority == other.priority
+            && expiration == other.expiration && collapseID == other.collapseID
+    }
+}
+
 /// A batch for one app and environment.
 public struct OutgoingBatch: Sendable {
     public var appID: String
