@@ -166,8 +166,9 @@ import Testing
         #expect(await t.status(app, id)["counts"]?["sent"] == 40)
     }
 
-    @Test func aRetryDueDuringALongFanOutIsNotHeldBackByIt() async throws {
-        // Each fan-out page fills both slots; a due retry must still get one of them before the fan-out ends.
+    /// A push to 24 devices in pages of 4 that fill both dispatch slots; the first device answers 503 once
+    /// and is retried after a second.
+    private func fanOutWhoseFirstDeviceIsRetried() async throws -> (TestService, TestService.App, String) {
         let t = try await TestService { $0.fanOutBatchSize = 4; $0.dispatchBatchSize = 2; $0.dispatchConcurrency = 2; $0.retryBase = 1; $0.retryCap = 1 }
         let app = try await t.createApp()
         for i in 0..<24 { try await t.register(app, "i-\(i)", token: token(i)) }
@@ -177,6 +178,12 @@ import Testing
             return DeliveryResult(id: n.id, status: fail ? 503 : 200, reason: fail ? "ServiceUnavailable" : nil)
         }
         let id = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"]])
+        return (t, app, id)
+    }
+
+    @Test func aRetryDueDuringALongFanOutIsNotHeldBackByIt() async throws {
+        // Each fan-out page fills both slots; a due retry must still get one of them before the fan-out ends.
+        let (t, app, id) = try await fanOutWhoseFirstDeviceIsRetried()
         var rounds = 0
         while t.transport.notifications.filter({ $0.deviceToken == token(0) }).count < 2, rounds < 20 {
             _ = try await t.service.engine.runOnce()
@@ -194,15 +201,7 @@ import Testing
     @Test func pagesQueueNothingWhileARetryTakesASlot() async throws {
         // A page that leaves a slot to a waiting retry reads only what its other slot sends: otherwise its
         // remainder would be queued, and every later page would leave a slot (and queue rows) too.
-        let t = try await TestService { $0.fanOutBatchSize = 4; $0.dispatchBatchSize = 2; $0.dispatchConcurrency = 2; $0.retryBase = 1; $0.retryCap = 1 }
-        let app = try await t.createApp()
-        for i in 0..<24 { try await t.register(app, "i-\(i)", token: token(i)) }
-        let failOnce = Mutex(true)
-        t.transport.answer { n in
-            let fail = n.deviceToken == token(0) && failOnce.withLock { f in defer { f = false }; return f }
-            return DeliveryResult(id: n.id, status: fail ? 503 : 200, reason: fail ? "ServiceUnavailable" : nil)
-        }
-        let id = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"]])
+        let (t, app, id) = try await fanOutWhoseFirstDeviceIsRetried()
         var queuedAfterRetry: [Int] = []
         for _ in 0..<30 {
             guard try await t.service.engine.runOnce() else { break }
