@@ -112,6 +112,8 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
     /// nghttp2 is still inside `mem_recv` with more frames of the same read; from then on callbacks only
     /// tell nghttp2 to stop, since the stream objects its user data points to have been released.
     private(set) var isClosed = false
+    /// The peer broke the protocol; whatever else it sent is ignored.
+    private(set) var receivedProtocolError = false
     static let stopProcessing = Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
 
     /// The stream's object through nghttp2's stream user data (set when the stream starts), which saves
@@ -202,10 +204,11 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
     }
 
     public func stream(_ stream: StreamConnection, didRead bytes: UnsafeRawBufferPointer) {
-        guard let session else { return }
+        guard let session, !receivedProtocolError else { return }
         let rc = nghttp2_session_mem_recv(session, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count)
         if rc < 0 {
             // A protocol error: nghttp2 has queued a GOAWAY; send it and close.
+            receivedProtocolError = true
             flush()
             stream.close()
             return

@@ -97,6 +97,17 @@ final class EchoDelegate: HTTP2ServerDelegate {
         #expect(ok == 2000)
     }
 
+    /// A peer that answers the HTTP/2 preface with something else (here an HTTP/1.1 server) breaks the
+    /// protocol: the connect fails with an error, whatever the rest of the read holds, and never hangs.
+    @Test func aPeerThatDoesNotSpeakHTTP2FailsTheConnect() async throws {
+        let server = try HTTPServer(configuration: .init(port: 0)) { _ in HTTPResponse(status: 200) }
+        try await server.start()
+        defer { Task { await server.stop() } }
+        await #expect(throws: HTTP2ClientError.self) {
+            _ = try await HTTP2ClientConnection.connect(.init(host: "127.0.0.1", port: server.port, tls: nil, connectTimeout: .seconds(5)))
+        }
+    }
+
     @Test func untrustedServerIsRejectedWithAClearError() async throws {
         let server = try await startServer(tls: true)
         defer { Task { await server.stop() } }
