@@ -174,11 +174,15 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
     func scheduleFlush() {
         guard !flushScheduled else { return }
         flushScheduled = true
-        loop.execute { [self] in flush() }
+        // Cleared by the queued flush only: a flush run early (a client writing part-way through a read)
+        // leaves this one queued, and must not let another be queued beside it.
+        loop.execute { [self] in
+            flushScheduled = false
+            flush()
+        }
     }
 
     func flush() {
-        flushScheduled = false
         guard let session, let stream else { return }
         while true {
             var data: UnsafePointer<UInt8>?

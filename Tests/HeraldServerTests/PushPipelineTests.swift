@@ -215,6 +215,19 @@ import Testing
         #expect(await t.status(app, id)["counts"]?["sent"] == 24)
     }
 
+    @Test func aFanOutThatCannotSendNowStillQueuesAPageARound() async throws {
+        // A spent rate limit leaves rows waiting and nothing to send: pages keep being read whole (and
+        // queued) rather than one member a round.
+        let t = try await TestService { $0.fanOutBatchSize = 4; $0.dispatchBatchSize = 2; $0.dispatchConcurrency = 2 }
+        let app = try await t.createApp()
+        for i in 0..<24 { try await t.register(app, "i-\(i)", token: token(i)) }
+        let id = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"], "options": ["rateLimit": 1]])
+        for _ in 0..<8 { _ = try await t.service.engine.runOnce() }   // the clock stands still: no new tokens
+        #expect(t.transport.notifications.count == 1)
+        let status = await t.status(app, id)
+        #expect(status["counts"]?["targeted"] == 24 && status["fanOutComplete"] == true, "\(status.encoded)")
+    }
+
     @Test(arguments: [false, true])
     func theNextPageIsReadWhileARoundSendsAndACancelStopsTheRest(incrementsBadges: Bool) async throws {
         let t = try await TestService { $0.fanOutBatchSize = 2; $0.dispatchBatchSize = 2; $0.dispatchConcurrency = 1 }

@@ -132,7 +132,7 @@ public final class APNSClientTransport: PushTransport {
 
     private func client(for bundle: CredentialBundle) throws -> APNSClient {
         let key = "\(bundle.appID)|\(bundle.environment)"
-        if let cached = clients.withLock({ $0[key] }), cached.version >= bundle.version { return cached.client }
+        if let cached = clients.withLock({ $0[key] }), cached.version == bundle.version { return cached.client }
         let endpoints = endpoints(for: bundle.credential)
         var config = APNSClient.Configuration(environment: endpoints.environment(bundle.environment),
                                               credentials: try Self.credentials(bundle.credential))
@@ -144,7 +144,7 @@ public final class APNSClientTransport: PushTransport {
         // The slots of a round start their batches together and may all get here: the first client stored
         // wins, and the others are dropped unused. Replacing it would shut it down under its batch.
         let (chosen, replaced) = clients.withLock { c -> (APNSClient, APNSClient?) in
-            if let cached = c[key], cached.version >= bundle.version { return (cached.client, nil) }
+            if let cached = c[key], cached.version == bundle.version { return (cached.client, nil) }
             let old = c[key]?.client
             c[key] = (bundle.version, client)
             return (client, old)

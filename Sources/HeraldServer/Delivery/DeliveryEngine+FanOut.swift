@@ -41,8 +41,9 @@ extension DeliveryEngine {
         }
         // While rows wait for the slot left to them, a page reads no more than its other slots send now:
         // a remainder would join the queue, so every later page would leave a slot to it as well, and each
-        // of its rows would pay a claim and a second write.
-        let limit = freshSlots < slots ? min(env.configuration.fanOutBatchSize, max(1, allowed)) : env.configuration.fanOutBatchSize
+        // of its rows would pay a claim and a second write. When nothing can go out (one slot per push, a
+        // paused app, a spent rate limit) a whole page is queued, so the fan-out still moves a page a round.
+        let limit = freshSlots < slots && allowed > 0 ? min(env.configuration.fanOutBatchSize, allowed) : env.configuration.fanOutBatchSize
         let page: FanOutPage
         do {
             if case .add = plan.spec.content.badge?.change {
