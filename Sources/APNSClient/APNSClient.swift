@@ -226,7 +226,8 @@ public final class APNSClient: Sendable {
             let connection = try await pool.connection()
             d.authorization = authorization
             observer.sent()
-            connection.send(request(for: d.prepared, authorization: authorization),
+            var unshared = SharedHeaders()
+            connection.send(request(for: d.prepared, authorization: authorization, sharing: &unshared),
                             deadline: MonotonicTime.now + configuration.requestTimeout.nanosecondsValue, handler: d)
         } catch {
             handleTransportFailure(d, clientError(from: error))
@@ -248,11 +249,6 @@ public final class APNSClient: Sendable {
             shared.fields = HTTP2HeaderFields(sharedHeaders(for: p, authorization: authorization))
         }
         return HTTP2ClientRequest(method: "POST", path: p.path, sharedFields: shared.fields, ownFields: ownHeaders(for: p), body: p.body)
-    }
-
-    private func request(for p: APNSPreparedRequest, authorization: String?) -> HTTP2ClientRequest {
-        HTTP2ClientRequest(method: "POST", path: p.path, sharedFields: HTTP2HeaderFields(sharedHeaders(for: p, authorization: authorization)),
-                           ownFields: ownHeaders(for: p), body: p.body)
     }
 
     /// The headers a batch's requests have in common.

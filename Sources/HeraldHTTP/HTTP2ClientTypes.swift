@@ -22,9 +22,6 @@ public struct HTTP2ClientRequest: Sendable {
         self.ownFields = ownFields
         self.body = body
     }
-
-    /// Every regular field, in the order sent.
-    public var headers: [(name: String, value: String)] { sharedFields.list + ownFields }
 }
 
 public struct HTTP2ClientResponse: Sendable {

@@ -7,16 +7,14 @@ internal import CNGHTTP2
 /// request of the connection passes through, only pointing nghttp2 at these bytes rather than copying
 /// strings for each request. Immutable, so `@unchecked Sendable`: the bytes are written in `init` only.
 public final class HTTP2HeaderFields: @unchecked Sendable {
-    /// The fields as given (names as given: HTTP/2 wants them lowercase).
-    public let list: [(name: String, value: String)]
     private let bytes: UnsafeMutableBufferPointer<UInt8>
     /// Points into `bytes`, which live as long as this object.
     let nv: [nghttp2_nv]
 
     public static let empty = HTTP2HeaderFields([])
 
+    /// Names as given: HTTP/2 wants them lowercase.
     public init(_ fields: [(name: String, value: String)]) {
-        list = fields
         let size = fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
         bytes = .allocate(capacity: max(1, size))
         var nv: [nghttp2_nv] = []
@@ -35,7 +33,7 @@ public final class HTTP2HeaderFields: @unchecked Sendable {
 
     deinit { bytes.deallocate() }
 
-    public var isEmpty: Bool { list.isEmpty }
+    public var isEmpty: Bool { nv.isEmpty }
 
     private static func copy(_ text: String, into bytes: UnsafeMutableBufferPointer<UInt8>, at: Int) -> Int {
         var at = at

@@ -1,8 +1,9 @@
 internal import CNGHTTP2
 
 /// A header block being handed to nghttp2: the fields' bytes in one buffer and the `nghttp2_nv` array
-/// pointing into it, and into a set of fields encoded once for many requests (`HTTP2HeaderFields`). Each connection keeps one and reuses its buffers for every request or response it
-/// submits (nghttp2 copies a block on submit), so submitting costs no allocation once they have grown.
+/// pointing into it, and into sets of fields encoded once for many requests (`HTTP2HeaderFields`). Each
+/// connection keeps one and reuses its buffers for every request or response it submits (nghttp2 copies
+/// a block on submit), so submitting costs no allocation once they have grown.
 /// A value type filled through `HTTP2Endpoint.withHeaderBlock`: appending to a class's arrays would pay
 /// a dynamic exclusivity check per field.
 struct HeaderBlock {
