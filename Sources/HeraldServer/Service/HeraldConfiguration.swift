@@ -1,4 +1,5 @@
 import Foundation
+import HeraldHTTP
 
 /// Settings of `herald serve`. Each has one dotted key (`delivery.batchSize`), which the CLI also accepts as
 /// `HERALD_DELIVERY_BATCH_SIZE` and `--delivery-batch-size`; `init(values:)` reads the dotted form.
@@ -16,6 +17,10 @@ public struct HeraldConfiguration: Sendable {
     public var maxBodyBytes: Int = 1 << 20
     /// `api.importMaxBodyBytes`: largest body for bulk import.
     public var importMaxBodyBytes: Int = 256 << 20
+    /// `http.*`: the HTTP/1.1 listener's limits and timeouts (`http.headerTimeout`, `http.bodyTimeout`,
+    /// `http.idleTimeout`, `http.writeTimeout` in seconds; `http.maxConnections`, `http.maxHeaderBytes`,
+    /// `http.maxHeaderCount`, `http.maxRequestLineBytes`).
+    public var httpLimits = HTTP1Limits()
     /// `api.rateLimit` requests per second per key (client keys: per key and remote address); 0 = off.
     public var apiRateLimit: Double = 200
     /// `api.rateBurst`: bucket size of that limit.
@@ -55,6 +60,8 @@ public struct HeraldConfiguration: Sendable {
         "api.rateLimit", "api.rateBurst", "delivery.fanOutBatchSize", "delivery.batchSize", "delivery.concurrency",
         "delivery.pollInterval", "delivery.retryBase", "delivery.retryCap", "delivery.maxAttempts", "delivery.defaultTTL",
         "push.idempotencyWindow", "push.retentionDays", "delivery.workers", "delivery.shutdownGrace",
+        "http.headerTimeout", "http.bodyTimeout", "http.idleTimeout", "http.writeTimeout", "http.maxConnections",
+        "http.maxHeaderBytes", "http.maxHeaderCount", "http.maxRequestLineBytes",
     ]
 
     /// A configuration problem, with the key at fault.
@@ -105,6 +112,14 @@ public struct HeraldConfiguration: Sendable {
                 guard let b = Bool(value) else { throw Invalid(key: key, message: "expected true or false") }
                 runWorkers = b
             case "delivery.shutdownGrace": shutdownGrace = try double(allowZero: true)
+            case "http.headerTimeout": httpLimits.headerTimeout = .milliseconds(Int64(try double() * 1000))
+            case "http.bodyTimeout": httpLimits.bodyTimeout = .milliseconds(Int64(try double() * 1000))
+            case "http.idleTimeout": httpLimits.idleTimeout = .milliseconds(Int64(try double() * 1000))
+            case "http.writeTimeout": httpLimits.writeTimeout = .milliseconds(Int64(try double() * 1000))
+            case "http.maxConnections": httpLimits.maxConnections = try int()
+            case "http.maxHeaderBytes": httpLimits.maxHeaderBytes = try int()
+            case "http.maxHeaderCount": httpLimits.maxHeaderCount = try int()
+            case "http.maxRequestLineBytes": httpLimits.maxRequestLineBytes = try int()
             default: throw Invalid(key: key, message: "unknown key; known keys: \(Self.keys.joined(separator: ", "))")
             }
         }

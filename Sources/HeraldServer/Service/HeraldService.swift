@@ -8,7 +8,7 @@ import HeraldStore
 ///
 ///     let service = try await HeraldService(configuration: config, transport: apnsTransport)
 ///     let report = try await service.start()          // report.generatedAdminKey: print once
-///     let server = HTTPServer(..., handler: service.handler)
+///     let server = HTTPServer(..., bodyPolicy: service.bodyPolicy, handler: service.handler)
 ///     ...
 ///     await service.shutdown()
 public final class HeraldService: Sendable {
@@ -62,6 +62,13 @@ public final class HeraldService: Sendable {
     public var handler: HTTPHandler {
         let api = self.api
         return { request in await api.handle(request) }
+    }
+
+    /// The REST API's body policy for an HTTP/1.1 server (`HTTPServer(bodyPolicy:)`): the checks that need
+    /// only a request's head run before its body is read.
+    public var bodyPolicy: HTTPBodyPolicyProvider {
+        let api = self.api
+        return { head in api.bodyPolicy(head) }
     }
 
     /// Every route, for documentation and the OpenAPI check.

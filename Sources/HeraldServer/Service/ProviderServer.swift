@@ -98,9 +98,9 @@ public final class ProviderServer: Sendable {
             bootstrap = try await makeDefaultApp(service: service, adminKey: admin, bundleID: settings.defaultBundleID,
                                                  simulator: simulator, generatedAdmin: report.generatedAdminKey)
         }
-        let http = try HTTPServer(configuration: .init(host: settings.host, port: settings.port,
-                                                       maxBodyBytes: max(settings.service.maxBodyBytes, settings.service.importMaxBodyBytes)),
-                                  handler: service.handler)
+        let http = try HTTPServer(configuration: .init(host: settings.host, port: settings.port, maxBodyBytes: settings.service.maxBodyBytes,
+                                                       limits: settings.service.httpLimits),
+                                  bodyPolicy: service.bodyPolicy, handler: service.handler)
         try await http.start()
         if settings.apns.sandbox != .sandbox || settings.apns.production != .production {
             log("APNs endpoints: sandbox \(settings.apns.sandbox), production \(settings.apns.production)" + (settings.apns.caFile.map { ", CA \($0)" } ?? ""))
