@@ -27,22 +27,25 @@ struct RecordSplitter {
     mutating func push(_ piece: [UInt8]) -> [Record] {
         var records: [Record] = []
         var start = 0
-        for (i, byte) in piece.enumerated() {
-            if quoteAware && byte == UInt8(ascii: "\"") {
-                // RFC 4180: a doubled quote inside quotes toggles twice, so parity tells where we are.
-                inQuotes.toggle()
-            } else if byte == 0x0A {
-                line += 1
-                if inQuotes { continue }
-                append(piece[start..<i])
-                records.append(Record(line: recordLine, bytes: pending, truncated: truncated))
-                pending.removeAll(keepingCapacity: true)
-                truncated = false
-                recordLine = line
-                start = i + 1
+        piece.withUnsafeBufferPointer { bytes in
+            for i in bytes.indices {
+                let byte = bytes[i]
+                if byte == 0x0A {
+                    line += 1
+                    if inQuotes { continue }
+                    append(bytes[start..<i])
+                    records.append(Record(line: recordLine, bytes: pending, truncated: truncated))
+                    pending.removeAll(keepingCapacity: true)
+                    truncated = false
+                    recordLine = line
+                    start = i + 1
+                } else if quoteAware && byte == UInt8(ascii: "\"") {
+                    // RFC 4180: a doubled quote inside quotes toggles twice, so parity tells where we are.
+                    inQuotes.toggle()
+                }
             }
+            append(bytes[start...])
         }
-        append(piece[start...])
         return records
     }
 
@@ -52,7 +55,7 @@ struct RecordSplitter {
         return pending.isEmpty && !truncated ? nil : Record(line: recordLine, bytes: pending, truncated: truncated)
     }
 
-    private mutating func append(_ bytes: ArraySlice<UInt8>) {
+    private mutating func append(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) {
         let room = maxRecordBytes - pending.count
         if bytes.count > room { truncated = true }
         if room > 0 { pending += bytes.prefix(room) }

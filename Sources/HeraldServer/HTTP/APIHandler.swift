@@ -29,10 +29,10 @@ final class APIHandler: Sendable {
         switch router.match(method: head.method, path: head.path) {
         case .found(let route, _):
             let limit = route.maxBodyBytes ?? maxBodyBytes
-            if let length = head.framing.announcedLength, length > limit {
-                rejection = (.error(Self.bodyTooLarge(length, limit: limit)), route.pattern)
-            } else if route.access != .open && Self.authorization(head.headers) == nil {
+            if route.access != .open && Self.authorization(head.headers) == nil {
                 rejection = (.error(.unauthorized), route.pattern)
+            } else if let length = head.framing.announcedLength, length > limit {
+                rejection = (.error(Self.bodyTooLarge(length, limit: limit)), route.pattern)
             } else {
                 return route.streamsBody ? .stream(limit: limit) : .collect(limit: limit)
             }
