@@ -44,7 +44,7 @@ enum ServeCommand: Command {
         }
         let settings = try ServeSettings(sources.values)
         let log = Log(format: settings.logFormat)
-        let server = try await ProviderServer.start(settings.provider, log: { log.info($0) })
+        let server = try await ProviderServer.start(settings.provider, log: log.handler)
         await waitForTermination()
         log.info("shutting down: finishing in-flight deliveries")
         await server.stop()

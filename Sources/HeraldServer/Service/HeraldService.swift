@@ -36,7 +36,13 @@ public final class HeraldService: Sendable {
         self.configuration = configuration
         let dbURL = URL(fileURLWithPath: configuration.databasePath)
         try FileManager.default.createDirectory(at: dbURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let store = try await SQLiteStore(path: configuration.databasePath, now: clock.now())
+        let store = try await SQLiteStore(path: configuration.databasePath, now: clock.now()) { failure in
+            if let failure {
+                log(.error, "\(OperationsAPI.storageReason(failure)); /readyz answers 503 meanwhile")
+            } else {
+                log(.info, "storage has room again: writes succeed and /readyz is ready")
+            }
+        }
         let crypto = try crypto ?? SecretBoxCrypto(secretKey: try Self.secretKey(configuration, nextTo: dbURL))
         let metrics = Metrics()
         let authenticator = KeyAuthenticator(store: store, crypto: crypto)
