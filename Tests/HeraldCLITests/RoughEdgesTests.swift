@@ -35,4 +35,22 @@ import HeraldHTTP
         #expect(summary.contains("transport error: 2, the first: cannot connect: \(hint)"))
         #expect(summary.contains("400 BadDeviceToken: 1 (APNs refused the notification: HTTP 400 BadDeviceToken)"))
     }
+
+    @Test func printConfigShowsEveryEffectiveValueAndNoSecret() throws {
+        let adminKey = "operator-admin-key-0123456789"
+        let secret = Data(repeating: 7, count: 32).base64EncodedString()
+        let sources = try ConfigurationSources(file: nil, environment: ["HERALD_ADMIN_KEY": adminKey],
+                                               flags: ["http.port": "9090", "secrets.key": secret], known: ServeCommand.knownKeys)
+        let lines = ServeCommand.printedConfiguration(try ServeSettings(sources.values), sources: sources)
+        #expect(lines.count == ServeCommand.knownKeys.count)
+        #expect(!lines.contains { $0.contains("(default)") })
+        #expect(lines.contains("http.port = 9090   # --http-port"))
+        #expect(lines.contains("http.host = 127.0.0.1   # default"))
+        #expect(lines.contains("delivery.batchSize = 500   # default"))
+        #expect(lines.contains("delivery.pollInterval = 0.25   # default"))
+        #expect(lines.contains("store.path = \(URL(fileURLWithPath: "herald-data").appendingPathComponent("herald.sqlite").path)   # default"))
+        #expect(lines.contains("admin.key = (set, hidden)   # environment HERALD_ADMIN_KEY"))
+        #expect(lines.contains("secrets.key = (set, hidden)   # --secrets-key"))
+        #expect(!lines.contains { $0.contains(adminKey) || $0.contains(secret) })
+    }
 }
