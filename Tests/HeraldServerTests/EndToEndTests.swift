@@ -25,7 +25,7 @@ import HeraldSimulator
         settings.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-e2e-\(UUID().uuidString)").path
         settings.service.databasePath = settings.dataDirectory + "/herald.sqlite"
         settings.service.pollInterval = 0.05
-        let server = try await ProviderServer.start(settings, log: { _ in })
+        let server = try await ProviderServer.start(settings, log: { _, _ in })
         return (server, API(client: HTTP1Client(host: "127.0.0.1", port: server.port)))
     }
 

@@ -35,7 +35,7 @@ import HeraldHTTP
         settings.simulatorInspectionPort = nil
         settings.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-door-\(UUID().uuidString)").path
         settings.service.databasePath = settings.dataDirectory + "/herald.sqlite"
-        return try await ProviderServer.start(settings, log: { _ in })
+        return try await ProviderServer.start(settings, log: { _, _ in })
     }
 
     @Test func hostileRequestsWithoutAKeyAreAnsweredFromTheirHead() async throws {

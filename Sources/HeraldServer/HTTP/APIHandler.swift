@@ -69,6 +69,7 @@ final class APIHandler: Sendable {
                 let context = RequestContext(request: request, parameters: params, principal: principal, now: now)
                 return (try await route.handler(context), route.pattern)
             } catch let error as APIError {
+                if error.status >= 500 { log(.error, "\(request.method) \(route.pattern) answered \(error)") }
                 return (.error(error), route.pattern)
             } catch let error as HTTPBodyError {
                 return (.error(Self.apiError(error)), route.pattern)
@@ -76,6 +77,9 @@ final class APIHandler: Sendable {
                 switch error {
                 case .notFound: return (.error(.notFound("The resource")), route.pattern)
                 case .conflict(let message): return (.error(.conflict(message)), route.pattern)
+                case .storageFull:
+                    log(.error, "\(request.method) \(route.pattern) answered 507: \(error)")
+                    return (.error(.storageFull), route.pattern)
                 }
             } catch {
                 // Details go to the operator's log, not to the caller.

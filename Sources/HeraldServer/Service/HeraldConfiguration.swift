@@ -64,6 +64,42 @@ public struct HeraldConfiguration: Sendable {
         "http.maxHeaderBytes", "http.maxHeaderCount", "http.maxRequestLineBytes",
     ]
 
+    /// Keys whose values are secrets: shown masked, never printed or logged.
+    public static let secretKeys: Set<String> = ["secrets.key", "admin.key"]
+
+    /// The key file in use: `secrets.keyFile`, else `secret.key` next to the database.
+    public var effectiveSecretKeyFile: String {
+        secretKeyFile ?? URL(fileURLWithPath: databasePath).deletingLastPathComponent().appendingPathComponent("secret.key").path
+    }
+
+    /// Each key's value as the service uses it (defaults included), for `herald serve --print-config`.
+    /// Secrets say only whether they are set.
+    public var effectiveValues: [String: String] {
+        func number(_ n: Double) -> String { n.rounded() == n && abs(n) < 1e15 ? String(Int(n)) : String(n) }
+        return [
+            "store.path": databasePath,
+            "secrets.key": secretKey == nil ? "(not set: the key file is used)" : "(set, hidden)",
+            "secrets.keyFile": secretKey == nil ? effectiveSecretKeyFile : "(unused: secrets.key is set)",
+            "admin.key": adminKey == nil ? "(not set: one is generated on first start)" : "(set, hidden)",
+            "api.maxBodyBytes": String(maxBodyBytes),
+            "api.importMaxBodyBytes": String(importMaxBodyBytes),
+            "api.rateLimit": number(apiRateLimit),
+            "api.rateBurst": number(apiRateBurst),
+            "delivery.fanOutBatchSize": String(fanOutBatchSize),
+            "delivery.batchSize": String(dispatchBatchSize),
+            "delivery.concurrency": String(dispatchConcurrency),
+            "delivery.pollInterval": number(pollInterval),
+            "delivery.retryBase": number(retryBase),
+            "delivery.retryCap": number(retryCap),
+            "delivery.maxAttempts": String(maxAttempts),
+            "delivery.defaultTTL": number(defaultTTL),
+            "push.idempotencyWindow": number(idempotencyWindow),
+            "push.retentionDays": number(retentionDays),
+            "delivery.workers": String(runWorkers),
+            "delivery.shutdownGrace": number(shutdownGrace),
+        ]
+    }
+
     /// A configuration problem, with the key at fault.
     public struct Invalid: Error, CustomStringConvertible, Sendable {
         public var key: String

@@ -36,8 +36,14 @@ public final class HeraldService: Sendable {
         self.configuration = configuration
         let dbURL = URL(fileURLWithPath: configuration.databasePath)
         try FileManager.default.createDirectory(at: dbURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let store = try await SQLiteStore(path: configuration.databasePath, now: clock.now())
-        let crypto = try crypto ?? SecretBoxCrypto(secretKey: try Self.secretKey(configuration, nextTo: dbURL))
+        let store = try await SQLiteStore(path: configuration.databasePath, now: clock.now()) { failure in
+            if let failure {
+                log(.error, "\(OperationsAPI.storageReason(failure)); /readyz answers 503 meanwhile")
+            } else {
+                log(.info, "storage has room again: writes succeed and /readyz is ready")
+            }
+        }
+        let crypto = try crypto ?? SecretBoxCrypto(secretKey: try Self.secretKey(configuration))
         let metrics = Metrics()
         let authenticator = KeyAuthenticator(store: store, crypto: crypto)
         let env = ServiceEnvironment(store: store, crypto: crypto, clock: clock, configuration: configuration, metrics: metrics,
@@ -99,9 +105,9 @@ public final class HeraldService: Sendable {
     }
 
     /// The 32-byte credential-sealing key: from configuration, or a key file created on first start.
-    static func secretKey(_ configuration: HeraldConfiguration, nextTo database: URL) throws -> [UInt8] {
+    static func secretKey(_ configuration: HeraldConfiguration) throws -> [UInt8] {
         if let key = configuration.secretKey { return key }
-        let path = configuration.secretKeyFile ?? database.deletingLastPathComponent().appendingPathComponent("secret.key").path
+        let path = configuration.effectiveSecretKeyFile
         if let data = FileManager.default.contents(atPath: path) {
             guard let text = String(data: data, encoding: .utf8), let key = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), key.count == 32 else {
                 throw HeraldConfiguration.Invalid(key: "secrets.keyFile", message: "\(path) must hold base64 of 32 bytes")
