@@ -51,7 +51,8 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
     private var lastInputAt: UInt64
     private var lastOutputProgressAt: UInt64
     private var timer: TimerID?
-    private var timerFiresAt: UInt64 = .max
+    /// The shortest timeout: an armed timer fires no later than this after it was armed.
+    private let timerPeriod: UInt64
 
     /// Pipelined bytes or unread response bytes past which the connection stops reading.
     private static let backlogLimit = 256 * 1024
@@ -62,6 +63,7 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
         self.bodyPolicy = bodyPolicy
         self.limits = limits
         self.parser = HTTP1Parser(limits: limits)
+        timerPeriod = [limits.headerTimeout, limits.bodyTimeout, limits.idleTimeout, limits.writeTimeout].min()!.nanosecondsValue
         let now = MonotonicTime.now
         phaseStartedAt = now
         lastInputAt = now
@@ -164,7 +166,7 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
             return respond(Self.errorResponse(413, "body_too_large", "The request body is \(length) bytes; this route accepts at most \(limit)."))
         }
         if head.expectsContinue && head.framing.hasBody {
-            stream?.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+            send(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
         }
         if case .stream = policy {
             let loop = self.loop
@@ -250,7 +252,7 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
     // MARK: writing responses
 
     private func respond(_ response: HTTPResponse) {
-        guard let stream, let exchange, !exchange.responding else { return }
+        guard stream != nil, let exchange, !exchange.responding else { return }
         exchange.responding = true
         if exchange.reading {
             // A streaming handler answered before the body ended: the rest is never read.
@@ -269,14 +271,13 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
         }
         text += closeAfterResponse ? "connection: close\r\n\r\n" : "\r\n"
         var bytes = Array(text.utf8)
-        lastOutputProgressAt = MonotonicTime.now
         if let body = response.stream {
             if !response.body.isEmpty { bytes += Self.chunk(response.body) }
-            stream.write(bytes)
+            send(bytes)
             streamingTask = Task { [loop] in
                 for await piece in body where !piece.isEmpty {
                     let framed = Self.chunk(piece)
-                    loop.execute { self.stream?.write(framed) }
+                    loop.execute { self.send(framed) }
                 }
                 loop.execute { self.finishStreaming() }
             }
@@ -284,12 +285,20 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
             return
         }
         if exchange.head.method != "HEAD" { bytes += response.body }
-        stream.write(bytes)
+        send(bytes)
         finishResponse()
     }
 
+    /// Writes, starting the write timeout's clock when nothing was waiting: the timeout measures how long
+    /// queued output goes untaken, not how long the connection has been writing.
+    private func send(_ bytes: [UInt8]) {
+        guard let stream else { return }
+        if stream.pendingOutput == 0 { lastOutputProgressAt = MonotonicTime.now }
+        stream.write(bytes)
+    }
+
     private func finishStreaming() {
-        stream?.write(Array("0\r\n\r\n".utf8))
+        send(Array("0\r\n\r\n".utf8))
         streamingTask = nil
         finishResponse()
     }
@@ -343,6 +352,10 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
                 self?.stream?.closeAbruptly()
             }
         }
+        if streamingTask != nil {
+            // A streamed response can leave output waiting at any time: keep looking.
+            consider(MonotonicTime.now &+ timerPeriod) { [weak self] in self?.scheduleDeadline() }
+        }
         if let exchange {
             if exchange.reading && !inputPaused {
                 consider(lastInputAt &+ limits.bodyTimeout.nanosecondsValue) { [weak self] in
@@ -359,19 +372,19 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
         return nearest
     }
 
-    /// Keeps one timer armed no later than the nearest deadline; a timer that fires early re-arms itself.
+    /// Keeps one timer armed, set no later than the shortest timeout from when it was armed. Every deadline
+    /// starts as "now plus a timeout", so an armed timer always fires before a deadline that appeared after
+    /// it; and nothing is cancelled or re-armed per request, which would leave a dead entry in the loop's
+    /// timer heap for each.
     private func scheduleDeadline() {
-        guard let (at, _) = deadline() else { return }
-        if timer != nil && timerFiresAt <= at { return }
-        if let timer { loop.cancelTimer(timer) }
+        guard timer == nil, let (at, _) = deadline() else { return }
         let now = MonotonicTime.now
-        timerFiresAt = at
-        timer = loop.schedule(after: .nanoseconds(Int64(at > now ? at - now : 0))) { [weak self] in self?.deadlineTimerFired() }
+        let fireAt = min(at, now &+ timerPeriod)
+        timer = loop.schedule(after: .nanoseconds(Int64(fireAt > now ? fireAt - now : 0))) { [weak self] in self?.deadlineTimerFired() }
     }
 
     private func deadlineTimerFired() {
         timer = nil
-        timerFiresAt = .max
         guard let (at, action) = deadline() else { return }
         if at <= MonotonicTime.now { action() } else { scheduleDeadline() }
     }

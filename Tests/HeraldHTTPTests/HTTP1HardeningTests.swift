@@ -201,6 +201,29 @@ import Synchronization
         await server.stop()
     }
 
+    @Test func aLongStreamedResponseToAReadingClientOutlivesEveryTimeout() async throws {
+        var limits = HTTP1Limits()
+        limits.writeTimeout = .milliseconds(200)
+        limits.idleTimeout = .milliseconds(200)
+        let server = try await start(limits: limits, handler: { _ in
+            HTTPResponse(status: 200, stream: AsyncStream { c in
+                Task {
+                    for i in 0..<8 {
+                        c.yield(Array("event \(i)\n".utf8))
+                        try? await Task.sleep(for: .milliseconds(100))
+                    }
+                    c.finish()
+                }
+            })
+        })
+        let c = try RawHTTPClient(port: server.port)
+        defer { c.close() }
+        c.send("GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
+        let text = await c.receive(until: "0\r\n\r\n")
+        #expect(text.contains("event 7"), "a client that reads is never cut off, however long the stream")
+        await server.stop()
+    }
+
     @Test func aStreamedBodyArrivesWholeWithBackpressureAndStopsAtItsLimit() async throws {
         let received = Mutex<[Int]>([])
         let server = try await start(bodyPolicy: { _ in .stream(limit: 8 << 20) }, handler: { r in
