@@ -139,7 +139,8 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
             }
             if closing { return }
         }
-        if exchange == nil && inputEnded { return closeNow() }
+        // The client has half-closed: once every complete request it sent is answered, nothing more can come.
+        if exchange == nil && inputEnded && stream.pendingOutput <= Self.backlogLimit { return closeNow() }
         updateInputPause()
         scheduleDeadline()
     }
