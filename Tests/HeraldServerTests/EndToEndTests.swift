@@ -83,6 +83,78 @@ import HeraldSimulator
         _ = installation
     }
 
+    /// Issue #13: the server built the topic itself and left out the widgets and controls suffixes, so APNs
+    /// (here the simulator) answered BadTopic although the dry run accepted the push.
+    @Test(arguments: ["widgets", "controls"])
+    func suffixedPushTypesReachTheDevice(pushType: String) async throws {
+        let (server, api) = try await start()
+        defer { Task { await server.stop() } }
+        let sim = try #require(server.simulator)
+        let clientKey = try #require(server.bootstrap.clientKey), masterKey = try #require(server.bootstrap.masterKey)
+        let phone = sim.createDevice()
+        let app = try sim.install(bundleID: "com.example.herald", environment: .sandbox, on: phone.id)
+        #expect(try await api.call("POST", "/v1/installations", key: clientKey, ["deviceToken": app.token, "environment": "sandbox"]).0 == 201)
+
+        let (accepted, push) = try await api.call("POST", "/v1/pushes", key: masterKey, [
+            "target": ["all": true], "content": ["data": ["reload": true]], "options": ["pushType": pushType]])
+        #expect(accepted == 202, "\(push)")
+        let pushID = try #require(push["id"] as? String)
+        #expect(try await waitFor {
+            let status = try await api.call("GET", "/v1/pushes/\(pushID)", key: masterKey).1
+            return status["status"] as? String == "done"
+        })
+        let status = try await api.call("GET", "/v1/pushes/\(pushID)", key: masterKey).1
+        #expect((status["counts"] as? [String: Any])?["sent"] as? Int == 1, "\(status)")
+        let got = try #require(sim.device(phone.id)?.inbox.first)
+        #expect(got.pushType == pushType)
+        #expect(got.topic == "com.example.herald.push-type.\(pushType)")
+    }
+
+    /// Issue #13: Live Activity content was refused as unknown fields. A push-to-start with its attributes and
+    /// an update with a content state reach the device under the liveactivity topic, keys as Apple names them.
+    @Test func liveActivityPushesReachTheDevice() async throws {
+        let (server, api) = try await start()
+        defer { Task { await server.stop() } }
+        let sim = try #require(server.simulator)
+        let clientKey = try #require(server.bootstrap.clientKey), masterKey = try #require(server.bootstrap.masterKey)
+        let phone = sim.createDevice()
+        let app = try sim.install(bundleID: "com.example.herald", environment: .sandbox, on: phone.id)
+        #expect(try await api.call("POST", "/v1/installations", key: clientKey, ["deviceToken": app.token, "environment": "sandbox"]).0 == 201)
+
+        let start: [String: Any] = [
+            "alert": ["title": "Kick-off", "body": "The match starts"], "event": "start", "timestamp": 1_800_000_000,
+            "attributesType": "MatchAttributes", "attributes": ["home": "Lyon", "away": "Nantes"],
+            "contentState": ["home": 0, "away": 0], "staleDate": "2027-01-15T10:00:00Z", "relevanceScore": 50,
+        ]
+        let (accepted, push) = try await api.call("POST", "/v1/pushes", key: masterKey, [
+            "target": ["all": true], "content": start, "options": ["pushType": "liveactivity", "priority": 5]])
+        #expect(accepted == 202, "\(push)")
+        let (updated, _) = try await api.call("POST", "/v1/pushes", key: masterKey, [
+            "target": ["all": true],
+            "content": ["event": "end", "timestamp": 1_800_000_060, "contentState": ["home": 2, "away": 1], "dismissalDate": 1_800_003_600,
+                        "filterCriteria": "sports"]])
+        #expect(updated == 202, "the push type follows from content.event")
+        #expect(try await waitFor { (sim.device(phone.id)?.inbox.count ?? 0) == 2 })
+        let inbox = try #require(sim.device(phone.id)?.inbox)
+        let sorted = inbox.sorted { a, b in a.payload.count > b.payload.count }
+        for got in sorted {
+            #expect(got.pushType == "liveactivity")
+            #expect(got.topic == "com.example.herald.push-type.liveactivity")
+        }
+        #expect(sorted.first?.priority == 5 && sorted.last?.priority == 10)
+        let first = try #require(try JSONSerialization.jsonObject(with: Data(sorted[0].payload)) as? [String: Any])
+        let aps = try #require(first["aps"] as? [String: Any])
+        #expect(aps["event"] as? String == "start" && aps["timestamp"] as? Int == 1_800_000_000)
+        #expect(aps["attributes-type"] as? String == "MatchAttributes")
+        #expect((aps["attributes"] as? [String: Any])?["home"] as? String == "Lyon")
+        #expect((aps["content-state"] as? [String: Any])?["away"] as? Int == 0)
+        #expect(aps["stale-date"] as? Int == 1_800_007_200 && aps["relevance-score"] as? Int == 50)
+        let second = try #require(try JSONSerialization.jsonObject(with: Data(sorted[1].payload)) as? [String: Any])
+        let end = try #require(second["aps"] as? [String: Any])
+        #expect(end["event"] as? String == "end" && end["dismissal-date"] as? Int == 1_800_003_600)
+        #expect(end["filter-criteria"] as? String == "sports" && (end["content-state"] as? [String: Any])?["home"] as? Int == 2)
+    }
+
     @Test func anUninstalledAppsTokenIsRetiredAndReactivatedOnReRegistration() async throws {
         let (server, api) = try await start()
         defer { Task { await server.stop() } }

@@ -415,6 +415,16 @@ import Testing
         (["target": ["all": true], "content": ["alert": .string(String(repeating: "a", count: 4090))]] as JSON, "content"),
         (["target": ["all": true], "content": ["alert": "x", "interruptionLevel": "loud"]] as JSON, "content.interruptionLevel"),
         (["target": ["all": true, "filter": ["locale": ["a": 1]]], "content": ["alert": "x"]] as JSON, "target.filter.locale"),
+        // Live Activities (issue #13): Apple's rules from APNSCore, each naming the field to fix.
+        (["target": ["all": true], "content": ["contentState": ["a": 1], "timestamp": 1], "options": ["pushType": "liveactivity"]] as JSON, "content.event"),
+        (["target": ["all": true], "content": ["contentState": ["a": 1], "event": "update"]] as JSON, "content.timestamp"),
+        (["target": ["all": true], "content": ["event": "pause", "timestamp": 1]] as JSON, "content.event"),
+        (["target": ["all": true], "content": ["alert": "x", "event": "start", "timestamp": 1, "attributes": ["a": 1]]] as JSON, "content.attributesType"),
+        (["target": ["all": true], "content": ["alert": "x", "event": "start", "timestamp": 1, "attributesType": "T"]] as JSON, "content.attributes"),
+        (["target": ["all": true], "content": ["event": "start", "timestamp": 1, "attributesType": "T", "attributes": [:]]] as JSON, "content.alert"),
+        (["target": ["all": true], "content": ["event": "update", "timestamp": 1], "options": ["priority": 1]] as JSON, "options.priority"),
+        (["target": ["all": true], "content": ["event": "update", "timestamp": "yesterday"]] as JSON, "content.timestamp"),
+        (["target": ["all": true], "content": ["event": "update", "timestamp": 1, "contentState": "x"]] as JSON, "content.contentState"),
     ])
     func invalidPushesAre422NamingTheFieldAndStoreNothing(body: JSON, field: String) async throws {
         let t = try await TestService()
