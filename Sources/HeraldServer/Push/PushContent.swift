@@ -7,6 +7,8 @@ struct PushContent: Sendable {
     var alert: JSON?
     /// Locale key (as sent, e.g. "fr" or "pt-BR") → alert that replaces or overrides `alert`'s fields.
     var localized: [String: JSON] = [:]
+    /// The keys of `localized` by normalized tag (``LocaleMatch/normalize(_:)``), looked up per device at fan-out.
+    var localizedByTag: [String: String] = [:]
     var sound: JSON?
     var badge: BadgeRule?
     var contentAvailable = false
@@ -92,9 +94,14 @@ struct PushContent: Sendable {
         if let a = body.object["alert"], !a.isNull { c.alert = try parseAlert(a, field: "content.alert") }
         if let loc = try body.object("localized") {
             guard loc.object.count <= 100 else { throw APIError.invalid("content.localized", "content.localized may hold at most 100 locales.") }
-            for (key, value) in loc.object {
+            for key in loc.object.keys.sorted() {
                 _ = try Rules.locale(key, field: "content.localized.\(key)")
-                c.localized[key] = try parseAlert(value, field: "content.localized.\(key)")
+                c.localized[key] = try parseAlert(loc.object[key]!, field: "content.localized.\(key)")
+                let tag = LocaleMatch.normalize(key)
+                if let other = c.localizedByTag[tag] {
+                    throw APIError.invalid("content.localized.\(key)", "content.localized has both \"\(other)\" and \"\(key)\", the same locale; keep one.")
+                }
+                c.localizedByTag[tag] = key
             }
         }
         if let s = body.object["sound"], !s.isNull {
@@ -191,13 +198,10 @@ struct PushContent: Sendable {
         }
     }
 
-    /// The locale key of `localized` that best fits an installation's locale: exact, then language; "" for the default.
+    /// The key of `localized` a device with this locale gets (BCP 47 lookup, ``LocaleMatch``); "" for the default.
     func variant(for locale: String?) -> String {
         guard !localized.isEmpty, let locale else { return "" }
-        let l = AudienceFilter.normalizeLocale(locale)
-        if let exact = localized.keys.first(where: { AudienceFilter.normalizeLocale($0) == l }) { return exact }
-        let language = String(l.prefix { $0 != "-" })
-        return localized.keys.sorted().first(where: { AudienceFilter.normalizeLocale($0) == language }) ?? ""
+        return LocaleMatch.lookup(locale, in: localizedByTag) ?? ""
     }
 
     /// The payload bytes for one variant and badge value.
