@@ -147,12 +147,7 @@ struct PushContent: Sendable {
         c.filterCriteria = try body.string("filterCriteria", maxLength: 256)
         c.contentChanged = try body.bool("contentChanged") ?? false
         c.contentState = try body.object("contentState")?.object
-        if let event = try body.string("event", maxLength: 16) {
-            guard APNSLiveActivityEvent(rawValue: event).isKnown else {
-                throw APIError.invalid("content.event", "content.event must be \(APNSLiveActivityEvent.allKnown.map(\.rawValue).joined(separator: ", ")).")
-            }
-            c.event = event
-        }
+        c.event = try body.string("event", maxLength: 16)   // its values are checked with Apple's other rules, in PushSpec
         c.timestamp = try unixTime(body, "timestamp")
         c.dismissalDate = try unixTime(body, "dismissalDate")
         c.staleDate = try unixTime(body, "staleDate")
