@@ -43,7 +43,8 @@ enum SimStartCommand: Command {
         .value("max-streams", "n", "SETTINGS_MAX_CONCURRENT_STREAMS after the first good token request (default 1000)."),
         .value("token-bytes", "n", "Length of issued device tokens in bytes (default 32)."),
         .value("faults", "json", "Initial fault configuration, e.g. '{\"serviceUnavailableRate\":0.1}'."),
-        .value("opened-callback", "url", "POST each opened report to this URL (herald serve's open tracking)."),
+        .value("opened-callback", "url", "POST each opened report to this URL (herald serve: http://host:8080/v1/opens)."),
+        .value("opened-callback-key", "key", "Bearer key sent with each report (herald serve: the app's client key)."),
     ]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
@@ -69,6 +70,7 @@ enum SimStartCommand: Command {
             }
         }
         if let url = args.value("opened-callback") { config.openedCallbackURL = URL(string: url) }
+        config.openedCallbackKey = args.value("opened-callback-key")
 
         let simulator = try Simulator(configuration: config)
         let ports = try await simulator.start()

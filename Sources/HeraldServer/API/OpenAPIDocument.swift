@@ -1,3 +1,5 @@
+import APNSCore
+
 /// The API as an OpenAPI 3.1 document, written by hand (a test checks it lists exactly the router's routes).
 enum OpenAPIDocument {
     static let text: String = document.encoded
@@ -105,6 +107,8 @@ enum OpenAPIDocument {
     static let nullableString: JSON = ["type": ["string", "null"]]
     static let integer: JSON = ["type": "integer"]
     static let time: JSON = ["type": ["string", "null"], "format": "date-time"]
+    /// A time written into the payload as UNIX seconds (Live Activities), given as those seconds or as ISO 8601.
+    static let unixTime: JSON = ["oneOf": [["type": "integer", "minimum": 0], ["type": "string", "format": "date-time"]]]
     static let strings: JSON = ["type": "array", "items": ["type": "string"]]
     static func list(_ key: String, _ item: JSON) -> JSON { object([key: ["type": "array", "items": item], "nextCursor": nullableString]) }
 
@@ -139,7 +143,12 @@ enum OpenAPIDocument {
         "AliasList": list("aliases", object(["alias": string, "count": integer])),
         "TagRemoval": object(["tag": string, "removed": integer]),
         "ImportResult": object(["created": integer, "updated": integer, "failed": integer, "errors": ["type": "array"]]),
-        "Open": object(["pushId": string, "installationId": string], required: ["pushId", "installationId"]),
+        "Open": ["oneOf": [
+            object(["pushId": string, "installationId": string], required: ["pushId", "installationId"]),
+            // The APNs simulator's opened report (herald sim --opened-callback): the push id is custom.herald.pushId.
+            object(["deviceId": string, "bundleId": string, "deviceToken": string, "apnsId": string, "openedAt": time, "openedAtMs": integer,
+                    "custom": ["type": "object"]], required: ["deviceToken", "custom"]),
+        ]],
         "PushInput": object([
             "target": object(["all": ["type": "boolean"], "tokens": strings, "installationIds": strings, "aliases": strings, "userIds": strings,
                               "tags": ["oneOf": [strings, object(["any": strings, "all": strings, "none": strings])]],
@@ -149,8 +158,12 @@ enum OpenAPIDocument {
                                "badge": ["oneOf": [integer, object(["set": integer]), object(["increment": integer]), object(["decrement": integer])]],
                                "contentAvailable": ["type": "boolean"], "mutableContent": ["type": "boolean"], "category": string,
                                "threadId": string, "interruptionLevel": ["enum": ["passive", "active", "time-sensitive", "critical"]],
-                               "relevanceScore": ["type": "number"], "targetContentId": string, "data": ["type": "object"]]),
-            "options": object(["pushType": string, "priority": ["enum": [10, 5, 1]], "expiration": time, "ttl": integer, "collapseId": string,
+                               "relevanceScore": ["type": "number"], "targetContentId": string, "filterCriteria": string,
+                               "contentChanged": ["type": "boolean"], "contentState": ["type": "object"],
+                               "event": ["enum": ["start", "update", "end"]], "timestamp": unixTime, "dismissalDate": unixTime,
+                               "staleDate": unixTime, "attributesType": string, "attributes": ["type": "object"],
+                               "data": ["type": "object"]]),
+            "options": object(["pushType": ["enum": .array(APNSPushType.allKnown.map { .string($0.rawValue) })], "priority": ["enum": [10, 5, 1]], "expiration": time, "ttl": integer, "collapseId": string,
                                "topic": string, "sendAt": time, "localTime": ["type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]$"], "rateLimit": integer]),
             "idempotencyKey": string, "dryRun": ["type": "boolean"],
         ], required: ["target", "content"]),

@@ -11,7 +11,7 @@ struct TransferAPI {
     let env: ServiceEnvironment
     static let batchSize = 2_000
     static let csvColumns = ["installationId", "deviceToken", "environment", "topic", "tags", "alias", "userId", "locale", "timeZone",
-                             "badge", "appVersion", "osVersion", "deviceModel", "properties", "active"]
+                             "badge", "appVersion", "osVersion", "deviceModel", "properties", "active", "inactiveReason", "inactiveAt"]
 
     var routes: [Route] {
         [
@@ -53,9 +53,8 @@ struct TransferAPI {
         }
         func add(_ line: Int, _ object: [String: JSON]) {
             do {
-                var object = object
-                object.removeValue(forKey: "active")   // exported state; activity follows the token
-                let draft = try InstallationInput.parse(BodyReader(object))
+                var draft = try InstallationInput.parse(BodyReader(object))
+                draft.inactive = try Self.inactive(object)
                 guard draft.installationID != nil || draft.deviceToken != nil else { throw APIError.missing("installationId") }
                 batch.append(draft)
             } catch let e as APIError { reject(line, e) } catch { reject(line, .badRequest("\(error)")) }
@@ -155,6 +154,27 @@ struct TransferAPI {
     static func csvRow(_ r: InstallationRecord) -> [String] {
         [r.installationID, r.deviceToken ?? "", r.environment, r.topic ?? "", r.tags.joined(separator: " "), r.alias ?? "", r.userID ?? "",
          r.locale ?? "", r.timeZone ?? "", String(r.badge), r.appVersion ?? "", r.osVersion ?? "", r.deviceModel ?? "",
-         r.properties == "{}" ? "" : r.properties, r.active ? "true" : "false"]
+         r.properties == "{}" ? "" : r.properties, r.active ? "true" : "false", r.inactiveReason ?? "",
+         r.inactiveAt.map(ISO8601.string) ?? ""]
+    }
+
+    /// An exported inactive row (`active` false in JSON, "false" in CSV) imports inactive with its reason and
+    /// time; a retired token must not start getting pushes again because it moved to another server.
+    static func inactive(_ object: [String: JSON]) throws -> InstallationDraft.Inactive? {
+        switch object["active"] {
+        case nil, .null?, .bool(true)?, .string("true")?: return nil
+        case .bool(false)?, .string("false")?: break
+        default: throw APIError.invalid("active", "active must be true or false.")
+        }
+        var at: Date?
+        if let value = object["inactiveAt"], !value.isNull {
+            guard let text = value.stringValue, let date = ISO8601.parse(text) else {
+                throw APIError.invalid("inactiveAt", "inactiveAt must be an ISO 8601 time such as 2026-05-01T08:00:00.000Z.")
+            }
+            at = date
+        }
+        let reason = object["inactiveReason"]?.stringValue
+        if let reason, reason.utf8.count > 64 { throw APIError.invalid("inactiveReason", "inactiveReason must be at most 64 bytes.") }
+        return InstallationDraft.Inactive(reason: reason, at: at)
     }
 }

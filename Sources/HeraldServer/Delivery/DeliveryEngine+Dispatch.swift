@@ -108,7 +108,7 @@ extension DeliveryEngine {
                 }
                 return OutgoingNotification(id: d.id, deviceToken: d.deviceToken,
                                             apnsID: stableAPNsID(pushID: plan.push.id, installationID: d.installationID, crypto: env.crypto),
-                                            topic: plan.topic, pushType: plan.spec.pushType, priority: plan.spec.priority,
+                                            topic: plan.topic, pushType: plan.spec.pushType.rawValue, priority: plan.spec.priority,
                                             expiration: plan.spec.expiration, collapseID: plan.spec.collapseID, payload: payload)
             }
             env.metrics.increment("herald_transport_batches_total")

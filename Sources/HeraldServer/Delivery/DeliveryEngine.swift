@@ -354,7 +354,7 @@ public final class DeliveryEngine: Sendable {
             guard let object = try JSON(parsing: push.request).objectValue else { throw APIError.badRequest("stored request is not an object") }
             let spec = try PushSpec.parse(object, now: push.createdAt, checkTimes: false)
             guard let topic = spec.topic ?? app.topic else { throw APIError.missing("options.topic") }
-            let plan = PushPlan(push: push, spec: spec, topic: PushPlan.topic(topic, pushType: spec.pushType),
+            let plan = PushPlan(push: push, spec: spec, topic: spec.pushType.topic(from: topic),
                                 defaultTimeZone: TimeZone(identifier: app.defaultTimeZone) ?? .gmt)
             state.withLock { $0.plans[push.id] = plan }
             return plan

@@ -167,9 +167,7 @@ public final class ProviderServer: Sendable {
               let custom = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
               let pushID = (custom["herald"] as? [String: Any])?["pushId"] as? String,
               let push = try await store.push(id: pushID) else { return }
-        let matches = try await store.installations(appID: push.appID, query: InstallationQuery(deviceToken: report.deviceToken, limit: 1))
-        guard let installation = matches.first else { return }
-        _ = try await store.recordOpen(appID: push.appID, pushID: pushID, installationID: installation.id, now: Date())
+        _ = try await InstallationsAPI.recordOpen(store: store, appID: push.appID, pushID: pushID, deviceToken: report.deviceToken, now: Date())
     }
 
     /// Whether the built-in simulator made this credential (its key ids, certificates from its CA).
