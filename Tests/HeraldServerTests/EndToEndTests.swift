@@ -175,7 +175,7 @@ import HeraldSimulator
         settings.service.adminKey = testAdminKey
         settings.apns = .init(sandbox: .custom(host: "127.0.0.1", port: simulatorPort), production: .production,
                               caFile: directory.appendingPathComponent("sim-ca.pem").path)
-        let server = try await ProviderServer.start(settings, log: { _ in })
+        let server = try await ProviderServer.start(settings, log: { _, _ in })
         defer { Task { await server.stop() } }
         let api = API(client: HTTP1Client(host: "127.0.0.1", port: server.port))
         let (_, app) = try await api.call("POST", "/v1/apps", key: testAdminKey, ["name": "Standalone", "topic": "com.example.standalone"])
