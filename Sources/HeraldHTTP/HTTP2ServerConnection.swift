@@ -17,7 +17,11 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
     public var context: AnyObject?
     let delegate: HTTP2ServerDelegate
     let responderLink = ResponderLink()
-    let maxConcurrentStreams: UInt32
+    /// SETTINGS_MAX_CONCURRENT_STREAMS as last set: the server's default until the delegate changes it.
+    private var advertisedMaxStreams: UInt32
+    /// Whether the connection's first SETTINGS has been queued; before that a new limit only changes what
+    /// it carries, since a second SETTINGS queued behind it would be overridden by it.
+    private var sentInitialSettings = false
     private var closing = false
 
     init(id: UInt64, loop: EventLoop, isTLS: Bool, remoteAddress: String, delegate: HTTP2ServerDelegate, maxConcurrentStreams: UInt32) {
@@ -25,7 +29,7 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
         self.isTLS = isTLS
         self.remoteAddress = remoteAddress
         self.delegate = delegate
-        self.maxConcurrentStreams = maxConcurrentStreams
+        advertisedMaxStreams = maxConcurrentStreams
         super.init(loop: loop)
         responderLink.connection = self
     }
@@ -44,14 +48,14 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
             keepsBodies = false
         }
         submitSettings([
-            (Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), currentMaxStreams ?? maxConcurrentStreams),
+            (Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), advertisedMaxStreams),
             (Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), 1 << 20),
         ])
+        sentInitialSettings = true
         nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 16 << 20)
         flush()
     }
 
-    private var currentMaxStreams: UInt32?
     private var fixedResponse: FixedResponseBlock?
 
     override func keepsHeader(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -62,7 +66,8 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
     /// Advertises a new SETTINGS_MAX_CONCURRENT_STREAMS (APNs: 1 until the first good token request).
     /// Called from `connectionOpened` it replaces the initial value.
     public func updateMaxConcurrentStreams(_ n: UInt32) {
-        guard session != nil else { currentMaxStreams = n; return }
+        advertisedMaxStreams = n
+        guard sentInitialSettings else { return }
         submitSettings([(Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), n)])
     }
 
