@@ -25,6 +25,20 @@ final class HoldingDelegate: HTTP2ServerDelegate {
     }
 }
 
+/// Answers every request and sends GOAWAY right after answering the `after`-th; records what it handled.
+final class GoAwayDelegate: HTTP2ServerDelegate {
+    let after: Int
+    let handled = Mutex<Set<String>>([])
+
+    init(after: Int) { self.after = after }
+
+    func handle(_ request: HTTPRequest, on connection: HTTP2ServerConnection, responder: HTTP2Responder) {
+        let count = handled.withLock { $0.insert(request.target); return $0.count }
+        responder.respond(HTTPResponse(status: 200))
+        if count == after { connection.goAway(debugData: Array(#"{"reason":"Shutdown"}"#.utf8)) }
+    }
+}
+
 /// What the client saw for each request, by path.
 final class Outcomes: Sendable {
     private let results = Mutex<[String: Result<HTTP2ClientResponse, HTTP2ClientError>]>([:])
@@ -75,5 +89,31 @@ final class Outcomes: Sendable {
         delegate.answerAll()
         #expect(try await settled({ outcomes.count }, atLeast: 5) == 5)
         conn.close()
+    }
+
+    /// Requests above a GOAWAY's last stream id must not be handled by the server, and the client must
+    /// hand back exactly those as not processed: a request the server handled and the client retried
+    /// would reach the device twice.
+    @Test func streamsAboveAGoAwaysLastStreamAreNeitherHandledNorReportedProcessed() async throws {
+        for _ in 0..<5 {
+            let delegate = GoAwayDelegate(after: 10)
+            let server = try await server(delegate)
+            let conn = try await HTTP2ClientConnection.connect(.init(host: "127.0.0.1", port: server.port, tls: nil))
+            let outcomes = Outcomes()
+            // One batch, so that requests beyond the GOAWAY arrive in the same reads as the one that triggers it.
+            conn.send(batch: (0..<60).map { (HTTP2ClientRequest(path: "/\($0)"), outcomes.handler("/\($0)")) })
+            for _ in 0..<500 where outcomes.count < 60 { try await Task.sleep(for: .milliseconds(10)) }
+            let results = outcomes.all
+            #expect(results.count == 60)
+            let handled = delegate.handled.withLock { $0 }
+            let answered = Set(results.filter { if case .success = $0.value { true } else { false } }.keys)
+            #expect(handled.count >= 10)
+            #expect(answered == handled, "every request the server handled was answered, and no other")
+            for (path, result) in results where !handled.contains(path) {
+                guard case let .failure(error) = result else { continue }
+                #expect(error.isSafeToRetry, "\(path) was not handled, so it may be sent again: \(error)")
+            }
+            await server.stop()
+        }
     }
 }
