@@ -140,7 +140,7 @@ enum SimKeyCommand: Command {
         try await SimCommand.api(args).call("POST", "/keys", json: body)
         let dir = args.value("out") ?? "."
         let file = URL(fileURLWithPath: dir).appendingPathComponent("AuthKey_\(keyID).p8").path
-        try key.pkcs8PEM().write(toFile: file, atomically: true, encoding: .utf8)
+        try writeSecretFile(Array(try key.pkcs8PEM().utf8), to: file)
         print("signing key registered: key id \(keyID), team id \(teamID)")
         print("  \(file)")
         print("use: herald send --key \(file) --key-id \(keyID) --team-id \(teamID) ...")
@@ -174,10 +174,10 @@ enum SimCertCommand: Command {
             throw JSONAPIClient.Failure(status: 0, message: "unexpected answer from the simulator")
         }
         let prefix = args.value("out") ?? bundleID
-        try p12.write(to: URL(fileURLWithPath: prefix + ".p12"))
+        try writeSecretFile([UInt8](p12), to: prefix + ".p12")
         // The PEM holds the certificate and the key encrypted with the passphrase, like the seeds' ck.pem.
         let encryptedKey = try PrivateKey(pem: keyPEM).pkcs8PEM(passphrase: passphrase)
-        try (certPEM + encryptedKey).write(toFile: prefix + ".pem", atomically: true, encoding: .utf8)
+        try writeSecretFile(Array((certPEM + encryptedKey).utf8), to: prefix + ".pem")
         print("client certificate for \(bundleID) (\(environments.joined(separator: " + ")))")
         print("  \(prefix).p12  and  \(prefix).pem   passphrase: \(passphrase)")
         print("use: herald send --cert \(prefix).pem --passphrase \(passphrase) ...")
