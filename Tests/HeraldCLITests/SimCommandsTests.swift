@@ -47,4 +47,27 @@ import HeraldSimulator
         #expect(try mode(prefix + ".p12") == 0o600)
         #expect(try mode(prefix + ".pem") == 0o600)
     }
+
+    @Test func simPushWithoutADeviceReachesEveryDeviceWithTheApp() async throws {
+        let f = try await start()
+        defer { Task { await f.simulator.stop() } }
+        let phones = (0..<3).map { f.simulator.createDevice(name: "phone \($0)") }
+        for phone in phones.prefix(2) { _ = try f.simulator.install(bundleID: "com.example.app", environment: .sandbox, on: phone.id) }
+        _ = try f.simulator.install(bundleID: "com.example.other", environment: .sandbox, on: phones[2].id)
+        let file = f.file("hello.apns")
+        try #"{"Simulator Target Bundle":"com.example.app","aps":{"alert":"to everyone"}}"#.write(toFile: file, atomically: true, encoding: .utf8)
+
+        #expect(await HeraldCommand.run(["sim", "push", file, "--sim", f.url]) == 0)
+        for phone in phones.prefix(2) {
+            let inbox = try #require(f.simulator.device(phone.id)).inbox
+            #expect(inbox.count == 1)
+            let text = String(decoding: inbox.first?.payload ?? [], as: UTF8.self)
+            #expect(text.contains("to everyone"))
+        }
+        #expect(f.simulator.device(phones[2].id)?.inbox.isEmpty == true, "that device does not have the app")
+
+        #expect(await HeraldCommand.run(["sim", "push", file, "--device", phones[0].id, "--sim", f.url]) == 0)
+        #expect(f.simulator.device(phones[0].id)?.inbox.count == 2)
+        #expect(f.simulator.device(phones[1].id)?.inbox.count == 1)
+    }
 }
