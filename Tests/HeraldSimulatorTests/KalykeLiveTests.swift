@@ -3,8 +3,8 @@ import Testing
 @testable import HeraldSimulator
 
 /// kalyke-apns (PyPI), a client that sends `iat` as a string today, against the simulator on real ports.
-/// Needs a Python with the package: `python3 -m venv /tmp/kalyke && /tmp/kalyke/bin/pip install kalyke-apns`,
-/// then `HERALD_KALYKE_PYTHON=/tmp/kalyke/bin/python swift test --filter kalyke`; skipped otherwise.
+/// `make test` points `HERALD_KALYKE_PYTHON` at the pinned virtual environment of scripts/python-clients.sh;
+/// a bare `swift test` skips it (`HERALD_KALYKE_PYTHON=$(scripts/python-clients.sh) swift test --filter kalyke`).
 extension LiveTests {
     static let kalykePython = ProcessInfo.processInfo.environment["HERALD_KALYKE_PYTHON"]
 
