@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import HeraldCrypto
 import HeraldHTTP
 import HeraldStore
 
@@ -117,9 +118,10 @@ public final class HeraldService: Sendable {
         var key = [UInt8](repeating: 0, count: 32)
         var rng = SystemRandomNumberGenerator()
         for i in key.indices { key[i] = rng.next() }
-        guard FileManager.default.createFile(atPath: path, contents: Data((Data(key).base64EncodedString() + "\n").utf8),
-                                             attributes: [.posixPermissions: 0o600]) else {
-            throw HeraldConfiguration.Invalid(key: "secrets.keyFile", message: "cannot create \(path); check the directory permissions")
+        do {
+            try writeSecretFile(Array((Data(key).base64EncodedString() + "\n").utf8), to: path)
+        } catch {
+            throw HeraldConfiguration.Invalid(key: "secrets.keyFile", message: "cannot create \(path) (\(error)); check the directory permissions")
         }
         return key
     }
