@@ -76,6 +76,7 @@ public struct HeraldConfiguration: Sendable {
     /// Secrets say only whether they are set.
     public var effectiveValues: [String: String] {
         func number(_ n: Double) -> String { n.rounded() == n && abs(n) < 1e15 ? String(Int(n)) : String(n) }
+        func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
         return [
             "store.path": databasePath,
             "secrets.key": secretKey == nil ? "(not set: the key file is used)" : "(set, hidden)",
@@ -97,6 +98,14 @@ public struct HeraldConfiguration: Sendable {
             "push.retentionDays": number(retentionDays),
             "delivery.workers": String(runWorkers),
             "delivery.shutdownGrace": number(shutdownGrace),
+            "http.headerTimeout": number(seconds(httpLimits.headerTimeout)),
+            "http.bodyTimeout": number(seconds(httpLimits.bodyTimeout)),
+            "http.idleTimeout": number(seconds(httpLimits.idleTimeout)),
+            "http.writeTimeout": number(seconds(httpLimits.writeTimeout)),
+            "http.maxConnections": String(httpLimits.maxConnections),
+            "http.maxHeaderBytes": String(httpLimits.maxHeaderBytes),
+            "http.maxHeaderCount": String(httpLimits.maxHeaderCount),
+            "http.maxRequestLineBytes": String(httpLimits.maxRequestLineBytes),
         ]
     }
 
