@@ -296,7 +296,10 @@ def h2load(url, n, c, m, extra=()):
     out = run(["h2load", "-n", str(n), "-c", str(c), "-m", str(m), "-d", body_file(),
                "-H", f"apns-topic: {TOPIC}", "-H", "apns-push-type: alert", *extra, url]).stdout
     match, ok = H2LOAD_RATE.search(out), H2LOAD_STATUS.search(out)
-    if not match or not ok or int(ok.group(1)) != n:
+    # A token connection allows one stream until its first token is verified, as APNs does; h2load opens
+    # its first window at once and does not retry the streams refused then, so those may fail.
+    refused_at_start = c * (m - 1) if any("authorization" in x for x in extra) else 0
+    if not match or not ok or int(ok.group(1)) < n - refused_at_start:
         fails = re.search(r"requests: .*\n.*status codes: .*", out)
         raise RuntimeError(f"h2load did not get {n} 2xx: {fails.group(0) if fails else out[-300:]}")
     return float(match.group(1))
@@ -310,7 +313,7 @@ def herald_send(host_port, ca, p8, n, c, s, extra=()):
                "--team-id", TEAM_ID, "--topic", TOPIC, "--tokens-file", tokens_file(n),
                "--payload", body_file(), "--connections", str(c), "--streams", str(s),
                "--concurrency", str(c * s * 4), *extra])
-    match, accepted = SEND_RATE.search(out.stderr), re.search(r"accepted: (\d+)", out.stderr)
+    match, accepted = SEND_RATE.search(out.stderr), re.search(r"(\d+) accepted", out.stderr)
     if out.returncode != 0 or not match or not accepted or int(accepted.group(1)) != n:
         raise RuntimeError(f"herald send did not get {n} accepted: {out.stderr[-400:]}")
     return int(match.group(2))
