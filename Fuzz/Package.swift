@@ -13,7 +13,7 @@ func fuzzTarget(_ name: String) -> Target {
         name: name,
         dependencies: ["FuzzDriver", .product(name: "_HeraldFuzzing", package: herald)],
         // gold links the ASan runtime with a warning per exported local symbol (hundreds); lld is quiet.
-        linkerSettings: [.unsafeFlags(["-use-ld=lld"])])
+        linkerSettings: [.unsafeFlags(["-use-ld=lld"], .when(platforms: [.linux]))])
 }
 
 let package = Package(

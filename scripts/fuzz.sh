@@ -19,7 +19,8 @@ for target in $targets; do
   # -timeout: an input taking seconds is a hang worth reporting; the parsers take microseconds.
   if "$bin/fuzz-$target" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
       -print_final_stats=1 -artifact_prefix="$dir/artifacts/" "$dir/corpus" >"$dir/log.txt" 2>&1; then
-    echo "fuzz-$target: no crash in ${seconds}s: $(grep -E '^#[0-9]+ +DONE' "$dir/log.txt" | sed -E 's/ +(lim|rss):.*//')"
+    echo "fuzz-$target: no crash in ${seconds}s ($(awk '/^#[0-9]+[[:space:]]+DONE/ {
+      sub("#", "", $1); print $1 " runs, " $12 " exec/s, cov " $4 }' "$dir/log.txt"))"
   else
     failed+=("$target")
     tail -n 40 "$dir/log.txt"
