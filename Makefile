@@ -2,7 +2,7 @@
 SWIFT ?= swift
 CONFIG ?= debug
 # Debian/Ubuntu packages the build and the tests need (macOS: brew install openssl@3 nghttp2 sqlite libpq pkg-config).
-APT_PACKAGES := libssl-dev libnghttp2-dev libsqlite3-dev libpq-dev libjemalloc-dev pkg-config zlib1g-dev
+APT_PACKAGES := libssl-dev libnghttp2-dev libsqlite3-dev libpq-dev libjemalloc-dev pkg-config zlib1g-dev python3-venv
 BENCH_APT_PACKAGES := nghttp2-client nghttp2-server wrk python3-venv
 
 .PHONY: deps build run test bench install clean fuzz-build fuzz fuzz-smoke
@@ -25,10 +25,11 @@ run: deps
 	$(SWIFT) build -c release --product herald
 	$$($(SWIFT) build -c release --show-bin-path)/herald serve $(ARGS)
 
+# Third-party clients (PyPI, pinned) that some tests drive against Herald: scripts/python-clients.sh.
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --product herald
-	$(SWIFT) test --skip-build
+	HERALD_KALYKE_PYTHON=$$(./scripts/python-clients.sh) $(SWIFT) test --skip-build
 	$(MAKE) fuzz-smoke
 
 fuzz-build: deps

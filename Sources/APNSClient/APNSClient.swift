@@ -298,6 +298,8 @@ public final class APNSClient: Sendable {
 
     private func handleTransportFailure(_ d: Delivery, _ error: APNSClientError) {
         if case .shutdown = error { return finish(d, .failure(error)) }
+        // The server said it processes this one: sending it again could deliver it twice.
+        if case .transport(.unansweredAfterGoAway) = error { return finish(d, .failure(error)) }
         if d.attempts < configuration.retry.maxAttempts {
             retryLater(d, retryAfter: nil)
         } else {

@@ -1,7 +1,9 @@
 import Foundation
 
 /// Capped exponential backoff with full jitter, for 429, 5xx, lost connections and timeouts.
-/// Permanent APNs errors (BadDeviceToken, Unregistered, PayloadTooLarge, ...) are never retried.
+/// Permanent APNs errors (BadDeviceToken, Unregistered, PayloadTooLarge, ...) are never retried, nor is a
+/// request the server counted as processed in a GOAWAY and then left unanswered. Requests above a GOAWAY's
+/// last stream id are not retries: they go to another connection without using up an attempt.
 public struct RetryPolicy: Sendable {
     /// Attempts in all, the first included.
     public var maxAttempts: Int

@@ -66,6 +66,14 @@ public struct APNSPushType: Sendable, Hashable, RawRepresentable, CustomStringCo
         bundleID + (requiredTopicSuffix ?? "")
     }
 
+    /// The `apns-topic` for this push type from a topic a caller configured: a bundle ID gets the
+    /// required suffix, a topic that already ends with it is kept, so a provider whose users type
+    /// `com.example.app.voip` for VoIP does not send to `com.example.app.voip.voip`.
+    public func topic(from configured: String) -> String {
+        guard let suffix = requiredTopicSuffix, !configured.hasSuffix(suffix) else { return configured }
+        return configured + suffix
+    }
+
     /// Largest payload APNs accepts for this push type, in bytes: 5120 for VoIP, else 4096.
     public var payloadSizeLimit: Int {
         self == .voip ? 5120 : 4096

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldServer
 
 /// Logs for `herald serve`: readable text on a terminal, JSON lines otherwise (for collectors).
 /// Secrets never go through here.
@@ -13,6 +14,10 @@ struct Log: Sendable {
     func info(_ message: String, _ fields: [String: String] = [:]) { write("info", message, fields) }
     func warning(_ message: String, _ fields: [String: String] = [:]) { write("warning", message, fields) }
     func error(_ message: String, _ fields: [String: String] = [:]) { write("error", message, fields) }
+
+    /// The service's lines at their own level; without it the service's warnings and failed requests
+    /// would go nowhere.
+    var handler: LogHandler { { level, message in write(level.rawValue, message, [:]) } }
 
     private func write(_ level: String, _ message: String, _ fields: [String: String]) {
         let time = ISO8601DateFormatter().string(from: Date())

@@ -19,6 +19,15 @@ enum MessageOptions {
         .flag("content-available", "Set content-available: 1 (background update)."),
         .flag("mutable-content", "Set mutable-content: 1 (service extension may modify)."),
         .value("interruption-level", "level", "passive, active, time-sensitive or critical."),
+        .value("filter-criteria", "text", "Focus filter criteria (aps.filter-criteria)."),
+        .flag("content-changed", "Set content-changed: true (push type widgets: reload the widgets)."),
+        .value("event", "start|update|end", "Live Activity event; the push type becomes liveactivity (needs --timestamp)."),
+        .value("timestamp", "unix-seconds|now", "Live Activity timestamp: when this update was made (the newest wins)."),
+        .value("content-state", "json", "Live Activity content-state as a JSON object (the app's ContentState)."),
+        .value("dismissal-date", "unix-seconds", "When an ended Live Activity leaves the Lock Screen."),
+        .value("stale-date", "unix-seconds", "When a Live Activity becomes stale."),
+        .value("attributes-type", "name", "Live Activity start: the ActivityAttributes type name."),
+        .value("attributes", "json", "Live Activity start: the static attributes as a JSON object."),
         .value("data", "json", "Custom top-level keys as a JSON object, e.g. '{\"url\":\"https://...\"}'."),
         .value("payload", "file|-", "The whole payload as JSON from a file or standard input (instead of the flags above)."),
         .value("push-type", "type", "alert, background, voip, complication, fileprovider, mdm, location, liveactivity, pushtotalk, widgets, controls (derived when unset)."),
@@ -29,7 +38,9 @@ enum MessageOptions {
     ]
 
     private static let contentFlags = ["alert", "title", "subtitle", "body", "loc-key", "loc-arg", "badge", "sound", "category",
-                                       "thread-id", "content-available", "mutable-content", "interruption-level", "data"]
+                                       "thread-id", "content-available", "mutable-content", "interruption-level", "filter-criteria",
+                                       "content-changed", "event", "timestamp", "content-state", "dismissal-date", "stale-date",
+                                       "attributes-type", "attributes", "data"]
 
     /// The encoded payload, built once and shared by every token.
     static func payload(_ args: ParsedArguments, stdin: () -> [UInt8] = { [UInt8](FileHandle.standardInput.readDataToEndOfFile()) }) throws -> APNSEncodedPayload {
@@ -55,7 +66,7 @@ enum MessageOptions {
         return try model(args).encoded()
     }
 
-    static func model(_ args: ParsedArguments) throws -> APNSPayload {
+    static func model(_ args: ParsedArguments, now: () -> Date = Date.init) throws -> APNSPayload {
         var aps = APNSAps()
         let hasContent = ["title", "subtitle", "body", "loc-key"].contains { args.value($0) != nil }
         if hasContent {
@@ -83,18 +94,44 @@ enum MessageOptions {
             }
             aps.interruptionLevel = APNSInterruptionLevel(rawValue: level)
         }
-        var custom = JSONObject()
-        if let data = args.value("data") {
-            let value: JSONValue
-            do { value = try JSONValue(parsing: data) } catch { throw UsageError("--data is not valid JSON: \(error)") }
-            guard let object = value.objectValue else { throw UsageError("--data must be a JSON object, like '{\"key\":\"value\"}'") }
-            if object.contains("aps") { throw UsageError("--data must not contain \"aps\"; use the message flags or --payload") }
-            custom = object
+        aps.filterCriteria = args.value("filter-criteria")
+        aps.contentChanged = args.has("content-changed")
+        if let event = args.value("event") {
+            aps.event = APNSLiveActivityEvent(rawValue: event)
+            guard aps.event?.isKnown == true else {
+                throw UsageError("--event must be \(APNSLiveActivityEvent.allKnown.map(\.rawValue).joined(separator: ", ")), got \"\(event)\"")
+            }
         }
+        if args.value("timestamp") == "now" {
+            aps.timestamp = Int(now().timeIntervalSince1970)
+        } else {
+            aps.timestamp = try unixSeconds(args, "timestamp")
+        }
+        aps.contentState = try jsonObject(args, "content-state")
+        aps.dismissalDate = try unixSeconds(args, "dismissal-date")
+        aps.staleDate = try unixSeconds(args, "stale-date")
+        aps.attributesType = args.value("attributes-type")
+        aps.attributes = try jsonObject(args, "attributes")
+        let custom = try jsonObject(args, "data") ?? JSONObject()
+        if custom.contains("aps") { throw UsageError("--data must not contain \"aps\"; use the message flags or --payload") }
         if aps.isEmpty && custom.isEmpty {
             throw UsageError("nothing to send: give --alert, --title/--body, --badge, --sound, --content-available, --data or --payload")
         }
         return APNSPayload(aps: aps, custom: custom)
+    }
+
+    private static func jsonObject(_ args: ParsedArguments, _ name: String) throws -> JSONObject? {
+        guard let text = args.value(name) else { return nil }
+        let value: JSONValue
+        do { value = try JSONValue(parsing: text) } catch { throw UsageError("--\(name) is not valid JSON: \(error)") }
+        guard let object = value.objectValue else { throw UsageError("--\(name) must be a JSON object, like '{\"key\":\"value\"}'") }
+        return object
+    }
+
+    private static func unixSeconds(_ args: ParsedArguments, _ name: String) throws -> Int? {
+        guard let text = args.value(name) else { return nil }
+        guard let seconds = Int(text), seconds >= 0 else { throw UsageError("--\(name) must be UNIX seconds, got \"\(text)\"") }
+        return seconds
     }
 
     /// Builds the notification for one token with the shared payload and request options.

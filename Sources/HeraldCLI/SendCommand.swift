@@ -17,7 +17,11 @@ enum SendCommand: Command {
       herald send --host 127.0.0.1:2197 --ca sim-ca.pem --key sim.p8 --key-id K --team-id T \\
                   --topic com.example.app --tokens-file tokens.txt --payload payload.json --connections 4
 
-    Exit status: 0 when every notification was accepted, 1 when any failed, 64 for a usage error.
+    Lines of --tokens-file that are not device tokens are reported (line number and why) and skipped; the
+    other tokens are sent.
+
+    Exit status: 0 when every notification was accepted, 1 when any failed or a line of the tokens file
+    was skipped, 64 for a usage error.
     """
     static let options: [Option] = [
         .value("token", "hex", "A device token (hex, any even length).", repeatable: true),
@@ -30,7 +34,13 @@ enum SendCommand: Command {
     ]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
-        let tokens = try TokenInput.read(args)
+        let (tokens, badLines) = try TokenInput.read(args)
+        let json = args.has("json")
+        report(badLines, json: json)
+        guard !tokens.isEmpty else {
+            Console.error("no valid device token to send to")
+            return 1
+        }
         let credentials = try EndpointOptions.credentials(args)
         let topic = try EndpointOptions.topic(args, credentials: credentials)
         let payload = try MessageOptions.payload(args)
@@ -42,7 +52,7 @@ enum SendCommand: Command {
         let config = try EndpointOptions.configuration(args, credentials: credentials)
         if args.has("dry-run") {
             try DryRun.print(notifications, configuration: config)
-            return 0
+            return badLines.isEmpty ? 0 : 1
         }
         // One event loop per two cores: the loop runs nghttp2 and TLS for every connection, the task that
         // feeds it runs beside it, and on a small machine a second loop only competes with both (4
@@ -54,7 +64,6 @@ enum SendCommand: Command {
             loops.shutdown()
         }
         let tally = SendTally(total: notifications.count)
-        let json = args.has("json")
         let progress = !json && !args.has("quiet") && Console.stderrIsTerminal && notifications.count > 1
             ? ProgressBar(total: notifications.count, tally: tally) : nil
         progress?.start()
@@ -63,8 +72,20 @@ enum SendCommand: Command {
             if json { print(ResultJSON.line(result)) }
         }
         progress?.stop()
-        if !json && !args.has("quiet") { Console.error(tally.summary()) }
-        return tally.failed == 0 ? 0 : 1
+        if !json && !args.has("quiet") {
+            Console.error(tally.summary() + (badLines.isEmpty ? "" : "\n  skipped \(badLines.count) line\(badLines.count == 1 ? "" : "s") of the tokens file (above)"))
+        }
+        return tally.failed == 0 && badLines.isEmpty ? 0 : 1
+    }
+
+    /// Says which lines of the tokens file were skipped and why (on standard error, and as JSON lines with
+    /// --json), the first 20 in full: a wrong file would otherwise print a line per token.
+    static func report(_ badLines: [TokenInput.BadLine], json: Bool) {
+        for bad in badLines {
+            if json { print(ResultJSON.line(bad)) }
+        }
+        for bad in badLines.prefix(20) { Console.error("skipped \(bad.description)") }
+        if badLines.count > 20 { Console.error("skipped \(badLines.count - 20) more lines that are not device tokens") }
     }
 }
 
@@ -73,19 +94,20 @@ final class SendTally: Sendable {
     let total: Int
     // Acceptances are the hot path (one per notification): an atomic, not the lock.
     private let acceptedCount = Atomic<Int>(0)
-    private let state = Mutex<(failures: [String: Int], started: Date)>(([:], Date()))
+    /// Failures by kind, with the first error of each kind in full: it carries the hint (`--ca`, ...).
+    private let state = Mutex<(failures: [String: (count: Int, first: String)], started: Date)>(([:], Date()))
 
     init(total: Int) { self.total = total }
 
     func record(_ result: APNSDeliveryResult) {
         switch result.result {
         case .success: acceptedCount.wrappingAdd(1, ordering: .relaxed)
-        case let .failure(e): state.withLock { $0.failures[Self.label(e), default: 0] += 1 }
+        case let .failure(e): state.withLock { $0.failures[Self.label(e), default: (0, e.description)].count += 1 }
         }
     }
 
     var accepted: Int { acceptedCount.load(ordering: .relaxed) }
-    var failed: Int { state.withLock { $0.failures.values.reduce(0, +) } }
+    var failed: Int { state.withLock { $0.failures.values.reduce(0) { $0 + $1.count } } }
     var done: Int { accepted + failed }
 
     static func label(_ e: APNSClientError) -> String {
@@ -102,15 +124,27 @@ final class SendTally: Sendable {
         let acceptedNow = accepted
         return state.withLock { s in
             let seconds = max(0.001, Date().timeIntervalSince(s.started))
-            var lines = ["sent \(total) notification\(total == 1 ? "" : "s") in \(String(format: "%.2f", seconds)) s (\(Int(Double(total) / seconds))/s)",
-                         "  accepted: \(acceptedNow)"]
-            for (label, n) in s.failures.sorted(by: { $0.value > $1.value }) { lines.append("  \(label): \(n)") }
+            let failedNow = s.failures.values.reduce(0) { $0 + $1.count }
+            var lines = ["\(total) notification\(total == 1 ? "" : "s") in \(String(format: "%.2f", seconds)) s (\(Int(Double(total) / seconds))/s): "
+                         + "\(acceptedNow) accepted, \(failedNow) failed"]
+            for (label, f) in s.failures.sorted(by: { $0.value.count > $1.value.count }) {
+                lines.append("  \(label): \(f.count)" + (f.count == 1 ? " (\(f.first))" : ", the first: \(f.first)"))
+            }
             return lines.joined(separator: "\n")
         }
     }
 }
 
 enum ResultJSON {
+    static func line(_ bad: TokenInput.BadLine) -> String {
+        var object = JSONObject()
+        object["status"] = .string("skipped")
+        object["source"] = .string(bad.origin)
+        object["line"] = .int(bad.line)
+        object["error"] = .string(bad.message)
+        return String(decoding: JSONValue.object(object).jsonBytes(), as: UTF8.self)
+    }
+
     static func line(_ r: APNSDeliveryResult) -> String {
         var fields: [(String, JSONValue)] = [("index", .int(r.index)), ("token", .string(r.deviceToken.hex))]
         switch r.result {

@@ -38,18 +38,29 @@ enum ServeCommand: Command {
         for key in knownKeys { if let v = args.value(ConfigurationSources.flagName(key)) { flags[key] = v } }
         let sources = try ConfigurationSources(file: args.value("config") ?? ProcessInfo.processInfo.environment["HERALD_CONFIG"],
                                                environment: ProcessInfo.processInfo.environment, flags: flags, known: knownKeys)
+        let settings = try ServeSettings(sources.values)
         if args.has("print-config") {
-            for key in knownKeys { print("\(key) = \(sources.values[key] ?? "(default)")" + (sources.origins[key].map { "   # \($0)" } ?? "")) }
+            for line in printedConfiguration(settings, sources: sources) { print(line) }
             return 0
         }
-        let settings = try ServeSettings(sources.values)
         let log = Log(format: settings.logFormat)
-        let server = try await ProviderServer.start(settings.provider, log: { log.info($0) })
+        let server = try await ProviderServer.start(settings.provider, log: log.handler)
         await waitForTermination()
         log.info("shutting down: finishing in-flight deliveries")
         await server.stop()
         log.info("stopped")
         return 0
+    }
+}
+
+extension ServeCommand {
+    /// `key = value   # origin` for every key, with the value in effect (a default is shown as such);
+    /// secrets are masked, never printed.
+    static func printedConfiguration(_ settings: ServeSettings, sources: ConfigurationSources) -> [String] {
+        let values = settings.effectiveValues
+        return knownKeys.map { key in
+            "\(key) = \(values[key] ?? "?")   # \(sources.origins[key] ?? "default")"
+        }
     }
 }
 
@@ -66,6 +77,24 @@ struct ServeSettings {
     var defaultBundleID = "com.example.herald"
     var apns = APNSClientTransport.Endpoints.apple
     var service = HeraldConfiguration()
+
+    /// Each key's value in effect, as `--print-config` shows it.
+    var effectiveValues: [String: String] {
+        var values = service.effectiveValues
+        values["http.host"] = host
+        values["http.port"] = String(port)
+        values["data.dir"] = dataDirectory
+        values["log.format"] = logFormat?.rawValue ?? "(not set: text on a terminal, json otherwise)"
+        values["simulator.enabled"] = String(simulatorEnabled)
+        values["simulator.port"] = simulatorPort == 0 ? "0 (a free port)" : String(simulatorPort)
+        values["simulator.inspectionPort"] = simulatorInspectionPort == 0 ? "0 (a free port)" : String(simulatorInspectionPort)
+        values["simulator.acceptAll"] = String(simulatorAcceptAll)
+        values["default.bundleId"] = defaultBundleID
+        values["apns.sandboxEndpoint"] = apns.sandbox.description
+        values["apns.productionEndpoint"] = apns.production.description
+        values["apns.caFile"] = apns.caFile ?? "(not set: the system's CAs)"
+        return values
+    }
 
     var provider: ProviderServer.Settings {
         var s = ProviderServer.Settings()

@@ -43,7 +43,8 @@ enum SimStartCommand: Command {
         .value("max-streams", "n", "SETTINGS_MAX_CONCURRENT_STREAMS after the first good token request (default 1000)."),
         .value("token-bytes", "n", "Length of issued device tokens in bytes (default 32)."),
         .value("faults", "json", "Initial fault configuration, e.g. '{\"serviceUnavailableRate\":0.1}'."),
-        .value("opened-callback", "url", "POST each opened report to this URL (herald serve's open tracking)."),
+        .value("opened-callback", "url", "POST each opened report to this URL (herald serve: http://host:8080/v1/opens)."),
+        .value("opened-callback-key", "key", "Bearer key sent with each report (herald serve: the app's client key)."),
     ]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
@@ -69,6 +70,7 @@ enum SimStartCommand: Command {
             }
         }
         if let url = args.value("opened-callback") { config.openedCallbackURL = URL(string: url) }
+        config.openedCallbackKey = args.value("opened-callback-key")
 
         let simulator = try Simulator(configuration: config)
         let ports = try await simulator.start()
@@ -140,7 +142,7 @@ enum SimKeyCommand: Command {
         try await SimCommand.api(args).call("POST", "/keys", json: body)
         let dir = args.value("out") ?? "."
         let file = URL(fileURLWithPath: dir).appendingPathComponent("AuthKey_\(keyID).p8").path
-        try key.pkcs8PEM().write(toFile: file, atomically: true, encoding: .utf8)
+        try writeSecretFile(Array(try key.pkcs8PEM().utf8), to: file)
         print("signing key registered: key id \(keyID), team id \(teamID)")
         print("  \(file)")
         print("use: herald send --key \(file) --key-id \(keyID) --team-id \(teamID) ...")
@@ -174,10 +176,10 @@ enum SimCertCommand: Command {
             throw JSONAPIClient.Failure(status: 0, message: "unexpected answer from the simulator")
         }
         let prefix = args.value("out") ?? bundleID
-        try p12.write(to: URL(fileURLWithPath: prefix + ".p12"))
+        try writeSecretFile([UInt8](p12), to: prefix + ".p12")
         // The PEM holds the certificate and the key encrypted with the passphrase, like the seeds' ck.pem.
         let encryptedKey = try PrivateKey(pem: keyPEM).pkcs8PEM(passphrase: passphrase)
-        try (certPEM + encryptedKey).write(toFile: prefix + ".pem", atomically: true, encoding: .utf8)
+        try writeSecretFile(Array((certPEM + encryptedKey).utf8), to: prefix + ".pem")
         print("client certificate for \(bundleID) (\(environments.joined(separator: " + ")))")
         print("  \(prefix).p12  and  \(prefix).pem   passphrase: \(passphrase)")
         print("use: herald send --cert \(prefix).pem --passphrase \(passphrase) ...")
@@ -278,17 +280,25 @@ enum SimPresenceCommand: Command {
 
 enum SimPushCommand: Command {
     static let name = "sim push"
-    static let abstract = "Deliver an Xcode .apns file (payload with \"Simulator Target Bundle\") to a device."
-    static let usage = "FILE.apns --device ID"
-    static let options: [Option] = [.value("device", "id", "The device to deliver to."), SimCommand.simOption]
+    static let abstract = "Deliver an Xcode .apns file (payload with \"Simulator Target Bundle\") to simulated devices."
+    static let usage = "FILE.apns [--device ID]"
+    static let discussion = """
+    Without --device, every simulated device that has the app named by "Simulator Target Bundle" gets it.
+    """
+    static let options: [Option] = [
+        .value("device", "id", "Deliver to this device only (default: every device with the app)."), SimCommand.simOption,
+    ]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
-        guard let path = args.positionals.first else { throw UsageError("give the .apns file: herald sim push FILE.apns --device ID") }
+        guard let path = args.positionals.first else { throw UsageError("give the .apns file: herald sim push FILE.apns [--device ID]") }
         guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("cannot read \(path)") }
-        do { _ = try APNSFile([UInt8](data)) } catch { throw UsageError("\(path) is not a usable .apns file: \(error)") }
-        let device = try args.required("device", "the device to deliver to (see herald sim devices)")
-        let reply = try await SimCommand.api(args).call("POST", "/devices/\(device)/apns-file", body: [UInt8](data), contentType: "application/json") as? [String: Any]
-        print("delivered \((reply?["delivered"] as? [Any])?.count ?? 0) notification(s) to \(device)")
+        let file: APNSFile
+        do { file = try APNSFile([UInt8](data)) } catch { throw UsageError("\(path) is not a usable .apns file: \(error)") }
+        let device = args.value("device")
+        let route = device.map { "/devices/\($0)/apns-file" } ?? "/apns-file"
+        let reply = try await SimCommand.api(args).call("POST", route, body: [UInt8](data), contentType: "application/json") as? [String: Any]
+        let count = (reply?["delivered"] as? [Any])?.count ?? 0
+        print("delivered \(count) notification(s) to " + (device ?? "the devices with \(file.bundleID)"))
         return 0
     }
 }

@@ -17,12 +17,21 @@ public struct AttachmentDownloader: Sendable {
     public var timeBudget: TimeInterval
     /// Where downloaded files are written.
     public var directory: URL
+    /// The largest attachment accepted, in bytes: a larger one is refused from its Content-Length before
+    /// the body is read, or as soon as the bytes received pass it. The body goes to the file as it
+    /// arrives, never whole into memory: a notification service extension has about 24 MB in all.
+    public var maxBytes: Int
+
+    /// 10 MB: room for the images, audio and short videos a notification shows (Apple's own attachment
+    /// limits are 10 MB for images, 5 MB for audio, 50 MB for video), well within the extension's memory.
+    public static let defaultMaxBytes = 10 << 20
 
     public init(payloadKey: String = "attachment-url", timeBudget: TimeInterval = 25,
-                directory: URL = FileManager.default.temporaryDirectory) {
+                directory: URL = FileManager.default.temporaryDirectory, maxBytes: Int = AttachmentDownloader.defaultMaxBytes) {
         self.payloadKey = payloadKey
         self.timeBudget = timeBudget
         self.directory = directory
+        self.maxBytes = maxBytes
     }
 
     /// The attachment URL the push carries under ``payloadKey``, if it is an http(s) URL.
@@ -45,20 +54,23 @@ public struct AttachmentDownloader: Sendable {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeBudget
         configuration.timeoutIntervalForResource = timeBudget
-        let session = URLSession(configuration: configuration)
+        let outcome = FirstOutcome<DownloadedAttachment>()
+        let receiver = LimitedReceiver(maxBytes: maxBytes, directory: directory, outcome: outcome) { location, response, error in
+            self.keep(location: location, response: response, error: error, from: url)
+        }
+        let session = URLSession(configuration: configuration, delegate: receiver, delegateQueue: nil)
         // Invalidate off this path: swift-corelibs-foundation can hold the caller until a slow transfer
         // ends, which would spend the time budget the extension does not have.
         defer { DispatchQueue.global().async { session.invalidateAndCancel() } }
-        let outcome = FirstOutcome<DownloadedAttachment>()
         let budget = timeBudget
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 outcome.wait(with: continuation)
-                let task = session.downloadTask(with: URLRequest(url: url, timeoutInterval: budget)) { location, response, error in
-                    // The system deletes `location` when this handler returns: the file must move now.
-                    outcome.settle { self.keep(location: location, response: response, error: error, from: url) }
+                let task = session.dataTask(with: URLRequest(url: url, timeoutInterval: budget))
+                outcome.onSettled {
+                    task.cancel()
+                    receiver.discard()
                 }
-                outcome.onSettled { task.cancel() }
                 task.resume()
                 DispatchQueue.global().asyncAfter(deadline: .now() + budget) {
                     outcome.settle { .failure(AttachmentError.timedOut(seconds: budget)) }
@@ -100,6 +112,92 @@ public struct AttachmentDownloader: Sendable {
     }
 }
 
+/// Receives a download's body into a file as it arrives and stops it once it is over the limit, from the
+/// announced Content-Length or from the bytes received. The session calls it on one delegate queue.
+private final class LimitedReceiver: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // @unchecked: `file`, `path` and `received` are touched only from the session's serial delegate queue,
+    // except in `discard`, which runs under `lock` like them.
+    private let lock = NSLock()
+    private let maxBytes: Int
+    private let directory: URL
+    private let outcome: FirstOutcome<DownloadedAttachment>
+    private let finish: (URL?, URLResponse?, (any Error)?) -> Result<DownloadedAttachment, any Error>
+    private var file: FileHandle?
+    private var path: URL?
+    private var received = 0
+
+    init(maxBytes: Int, directory: URL, outcome: FirstOutcome<DownloadedAttachment>,
+         finish: @escaping (URL?, URLResponse?, (any Error)?) -> Result<DownloadedAttachment, any Error>) {
+        self.maxBytes = maxBytes
+        self.directory = directory
+        self.outcome = outcome
+        self.finish = finish
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+        if response.expectedContentLength > Int64(maxBytes) {
+            let failure = AttachmentError.tooLarge(bytes: Int(response.expectedContentLength), limit: maxBytes)
+            outcome.settle { .failure(failure) }
+            completionHandler(.cancel)
+            return
+        }
+        lock.lock()
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let partial = directory.appendingPathComponent("herald-\(UUID().uuidString).partial")
+            guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
+                throw AttachmentError.storage("cannot create \(partial.path)")
+            }
+            file = try FileHandle(forWritingTo: partial)
+            path = partial
+            lock.unlock()
+            completionHandler(.allow)
+        } catch {
+            lock.unlock()
+            outcome.settle { .failure(AttachmentError.storage("\(error)")) }
+            completionHandler(.cancel)
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        lock.lock()
+        received += data.count
+        let count = received
+        var failure: AttachmentError?
+        if count > maxBytes {
+            failure = .tooLarge(bytes: count, limit: maxBytes)
+        } else {
+            do { try file?.write(contentsOf: data) } catch { failure = .storage("\(error)") }
+        }
+        lock.unlock()
+        if let failure {
+            outcome.settle { .failure(failure) }
+            dataTask.cancel()
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        lock.lock()
+        try? file?.close()
+        file = nil
+        let location = path
+        lock.unlock()
+        outcome.settle { finish(location, task.response, error) }
+        discard()
+    }
+
+    /// Removes a partial file that was not kept (the download failed, or the outcome came first).
+    func discard() {
+        lock.lock()
+        try? file?.close()
+        file = nil
+        if let path { try? FileManager.default.removeItem(at: path) }
+        path = nil
+        lock.unlock()
+    }
+}
+
 /// A downloaded attachment, ready for `UNNotificationAttachment(identifier:url:options:)`.
 public struct DownloadedAttachment: Sendable, Equatable {
     /// The file, named with the media's extension.
@@ -118,6 +216,9 @@ public enum AttachmentError: Error, Sendable, Equatable, CustomStringConvertible
     case emptyBody
     case transport(String)
     case storage(String)
+    /// Larger than ``AttachmentDownloader/maxBytes``: `bytes` is the announced Content-Length, or what had
+    /// arrived when the download was stopped.
+    case tooLarge(bytes: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -127,6 +228,7 @@ public enum AttachmentError: Error, Sendable, Equatable, CustomStringConvertible
         case .emptyBody: return "the attachment is empty"
         case .transport(let reason): return "the attachment could not be downloaded: \(reason)"
         case .storage(let reason): return "the attachment could not be saved: \(reason)"
+        case .tooLarge(let bytes, let limit): return "the attachment is larger than the \(limit) bytes allowed (\(bytes) bytes or more); send smaller media, or raise AttachmentDownloader.maxBytes within the extension's memory"
         }
     }
 }

@@ -23,6 +23,8 @@ public enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
     case authenticationFailed
     /// A file could not be read.
     case fileUnreadable(path: String, reason: String)
+    /// A file could not be written.
+    case fileUnwritable(path: String, reason: String)
     /// OpenSSL failed in a way the input does not explain.
     case openSSL(operation: String, detail: String)
 
@@ -48,6 +50,8 @@ public enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
             return "sealed data failed authentication: it was altered, truncated, or sealed with another secret"
         case .fileUnreadable(let path, let reason):
             return "cannot read \(path): \(reason)"
+        case .fileUnwritable(let path, let reason):
+            return "cannot write \(path): \(reason)"
         case .openSSL(let operation, let detail):
             return "OpenSSL failed in \(operation): \(detail)"
         }

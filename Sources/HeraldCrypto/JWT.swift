@@ -31,7 +31,7 @@ public struct JWT: Sendable, Equatable {
     public struct Claims: Sendable, Equatable {
         /// `iss`: the issuer (APNs: the 10-character team ID).
         public var iss: String?
-        /// `iat`: issued-at, UNIX seconds.
+        /// `iat`: issued-at, UNIX seconds (parsed from a JSON number or a string of decimal digits).
         public var iat: Int64?
         /// Any other claims.
         public var extra: [String: JWT.Value]
@@ -123,13 +123,23 @@ public struct JWT: Sendable, Equatable {
         let iss = try JWT.optionalString(claimFields, "iss", in: "claims")
         var iat: Int64?
         if let value = claimFields["iat"] {
-            guard let seconds = value.integerValue else { throw .malformed("\"iat\" is not a number of seconds") }
+            guard let seconds = value.integerValue ?? JWT.decimalSeconds(value.stringValue) else {
+                throw .malformed("\"iat\" is not a number of seconds")
+            }
             iat = seconds
         }
         header = Header(alg: alg, kid: kid, typ: typ, extra: headerFields.filter { !["alg", "kid", "typ"].contains($0.key) })
         claims = Claims(iss: iss, iat: iat, extra: claimFields.filter { !["iss", "iat"].contains($0.key) })
         self.signature = signature
         signingInput = Array(parts[0]) + [UInt8(ascii: ".")] + Array(parts[1])
+    }
+
+    /// `iat` written as a string of decimal digits, as APNSwift sent it to APNs for years and kalyke-apns
+    /// still does; APNs accepts it. Anything else in a string (signs, fractions, exponents, spaces) is not
+    /// a number of seconds.
+    private static func decimalSeconds(_ text: String?) -> Int64? {
+        guard let text, !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return Int64(text)
     }
 
     private static func optionalString(_ fields: [String: JWT.Value], _ name: String, in part: String) throws(JWTError) -> String? {

@@ -72,6 +72,9 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
     private var waitingHead = 0
     private var ready = false
     private var goingAway = false
+    /// The server sent GOAWAY: streams still open are at or below its last stream id (nghttp2 closes the
+    /// others as refused), so the server processes them.
+    private var receivedGoAway = false
     private var readyContinuation: CheckedContinuation<Void, Error>?
     private var lastRead: UInt64 = MonotonicTime.now
     private var pingSentAt: UInt64?
@@ -330,6 +333,7 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
             pingSentAt = nil
         case Int(NGHTTP2_GOAWAY.rawValue):
             goingAway = true
+            receivedGoAway = true
             usable.store(false, ordering: .relaxed)
             let debug = frame.pointee.goaway.opaque_data_len > 0
                 ? String(decoding: UnsafeBufferPointer(start: frame.pointee.goaway.opaque_data, count: frame.pointee.goaway.opaque_data_len), as: UTF8.self)
@@ -368,11 +372,12 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
         }
         let inFlight = streams.values.sorted { $0.id < $1.id }.map { unsafeDowncast($0, to: ClientStream.self) }
         streams.removeAll()
-        for s in inFlight { complete(s, .failure(.connectionLost(why))) }
+        for s in inFlight { complete(s, .failure(receivedGoAway ? .unansweredAfterGoAway(why) : .connectionLost(why))) }
         requeueWaiting(reason: why)
         onClose?(self)
         onClose = nil
-        onRequeue = nil
+        // `onRequeue` stays: a request handed to this connection just before it closed (the pool picked
+        // it a moment before the GOAWAY) still arrives, and must be given back, not failed as an attempt.
     }
 
     /// Pings an idle peer, closes on a dead one, and expires requests past their deadline.

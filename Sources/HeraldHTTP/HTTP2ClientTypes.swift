@@ -42,6 +42,9 @@ public enum HTTP2ClientError: Error, Sendable, Equatable, CustomStringConvertibl
     case notProcessed(String)
     /// The connection died with the request in flight: it may or may not have been processed.
     case connectionLost(String)
+    /// The server's GOAWAY counted the request among those it processes (at or below its last stream id),
+    /// then the connection closed before the answer: it was most likely processed, so it must not be sent again.
+    case unansweredAfterGoAway(String)
     /// No response before the request's deadline.
     case timeout
     /// The server reset the stream with an HTTP/2 error code.
@@ -59,6 +62,7 @@ public enum HTTP2ClientError: Error, Sendable, Equatable, CustomStringConvertibl
         switch self {
         case let .notProcessed(why): "request not processed by the server (\(why)); safe to retry"
         case let .connectionLost(why): "connection lost with the request in flight (\(why))"
+        case let .unansweredAfterGoAway(why): "the server took the request before GOAWAY but closed without answering (\(why)); not safe to retry"
         case .timeout: "no response before the request deadline"
         case let .streamReset(code): "the server reset the stream (HTTP/2 error \(code))"
         case let .connectFailed(why): "cannot connect: \(why)"

@@ -196,9 +196,12 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
             sendBuffer.removeAll(keepingCapacity: true)
         }
         if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
-            stream.close()
+            sessionFinished()
         }
     }
+
+    /// nghttp2 has nothing more to read or write (GOAWAY exchanged, no stream left).
+    func sessionFinished() { stream?.close() }
 
     // MARK: ConnectionDelegate
 

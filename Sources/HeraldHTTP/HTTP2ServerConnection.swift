@@ -17,15 +17,23 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
     public var context: AnyObject?
     let delegate: HTTP2ServerDelegate
     let responderLink = ResponderLink()
-    let maxConcurrentStreams: UInt32
-    private var closing = false
+    /// SETTINGS_MAX_CONCURRENT_STREAMS as last set: the server's default until the delegate changes it.
+    private var advertisedMaxStreams: UInt32
+    /// Whether the connection's first SETTINGS has been queued; before that a new limit only changes what
+    /// it carries, since a second SETTINGS queued behind it would be overridden by it.
+    private var sentInitialSettings = false
+    /// The highest stream whose request went to the delegate.
+    private var lastHandedStreamID: Int32 = 0
+    /// Set by `goAway`: the last stream this connection processes. Requests above it are refused, never
+    /// handed over, so a client may safely send them again elsewhere.
+    private var goAwayLastStreamID: Int32?
 
     init(id: UInt64, loop: EventLoop, isTLS: Bool, remoteAddress: String, delegate: HTTP2ServerDelegate, maxConcurrentStreams: UInt32) {
         self.id = id
         self.isTLS = isTLS
         self.remoteAddress = remoteAddress
         self.delegate = delegate
-        self.maxConcurrentStreams = maxConcurrentStreams
+        advertisedMaxStreams = maxConcurrentStreams
         super.init(loop: loop)
         responderLink.connection = self
     }
@@ -44,14 +52,14 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
             keepsBodies = false
         }
         submitSettings([
-            (Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), currentMaxStreams ?? maxConcurrentStreams),
+            (Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), advertisedMaxStreams),
             (Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), 1 << 20),
         ])
+        sentInitialSettings = true
         nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 16 << 20)
         flush()
     }
 
-    private var currentMaxStreams: UInt32?
     private var fixedResponse: FixedResponseBlock?
 
     override func keepsHeader(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -62,21 +70,45 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
     /// Advertises a new SETTINGS_MAX_CONCURRENT_STREAMS (APNs: 1 until the first good token request).
     /// Called from `connectionOpened` it replaces the initial value.
     public func updateMaxConcurrentStreams(_ n: UInt32) {
-        guard session != nil else { currentMaxStreams = n; return }
+        advertisedMaxStreams = n
+        guard sentInitialSettings else { return }
         submitSettings([(Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), n)])
     }
 
-    /// Sends GOAWAY with `debugData` (APNs sends `{"reason":"..."}`) and closes once it is written.
+    /// Sends GOAWAY with `debugData` (APNs sends `{"reason":"..."}`). Its last stream is the newest request
+    /// handed to the delegate: those requests are still answered, later ones are refused (REFUSED_STREAM).
+    /// The socket closes once every answer is written, or after `goAwayGrace` for answers that never come.
     public func goAway(errorCode: UInt32 = 0, debugData: [UInt8] = []) {
-        guard let session, !closing else { return }
-        closing = true
-        let last = nghttp2_session_get_last_proc_stream_id(session)
+        guard let session, goAwayLastStreamID == nil else { return }
+        let last = lastHandedStreamID
+        goAwayLastStreamID = last
         debugData.withUnsafeBufferPointer { d in
             _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode, d.baseAddress, d.count)
         }
-        flush()
-        // Give the peer a moment to read the frame before the socket goes away.
-        loop.schedule(after: .milliseconds(50)) { [self] in stream?.close() }
+        // Requests that began arriving above `last` are refused now; the rest are refused as they begin.
+        for id in streams.keys where id > last { refuse(streamID: id) }
+        // Not `flush()`: this usually runs inside nghttp2's receive callbacks, which must not send.
+        scheduleFlush()
+        loop.schedule(after: Self.goAwayGrace) { [self] in stream?.close() }
+    }
+
+    /// How long a connection that sent GOAWAY waits for answers still owed, and then for the client to
+    /// close, before it closes anyway.
+    static let goAwayGrace: Duration = .seconds(2)
+
+    /// After our GOAWAY the client closes once it has every answer. Closing first, while requests it sent
+    /// before reading the GOAWAY are still unread here, would make the kernel reset the connection, and
+    /// the reset can destroy the GOAWAY and answers not yet read by the client, which then resends
+    /// requests that were processed.
+    override func sessionFinished() {
+        if goAwayLastStreamID == nil { super.sessionFinished() }
+    }
+
+    private func refuse(streamID: Int32) {
+        streams[streamID] = nil
+        nghttp2_session_set_stream_user_data(session, streamID, nil)
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, UInt32(NGHTTP2_REFUSED_STREAM.rawValue))
+        scheduleFlush()
     }
 
     /// Drops the TCP connection at once with a reset (fault injection).
@@ -88,6 +120,7 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
     // MARK: frames
 
     override func beginHeaders(streamID: Int32) {
+        if let last = goAwayLastStreamID, streamID > last { return refuse(streamID: streamID) }
         let s = HTTP2Stream(id: streamID)
         if fixedResponse == nil { s.headers.reserveCapacity(8) }
         streams[streamID] = s
@@ -98,6 +131,7 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
         guard flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
               type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
               let s = streams[streamID] else { return }
+        lastHandedStreamID = max(lastHandedStreamID, streamID)
         if let fixedResponse { return respondFixed(fixedResponse, to: s) }
         let request = HTTPRequest(method: s.method, target: s.path, headers: HTTPHeaders(s.headers), body: s.body, remoteAddress: remoteAddress)
         s.headers = []

@@ -4,20 +4,27 @@ public struct HTTPRequest: Sendable {
     /// The request target as sent: path plus optional `?query`.
     public var target: String
     public var headers: HTTPHeaders
+    /// The whole body, when the server collected it (`HTTPBodyPolicy.collect`); empty when it streams.
     public var body: [UInt8]
+    /// The body as it arrives, when the route asked for streaming (`HTTPBodyPolicy.stream`); nil otherwise.
+    public var bodyStream: HTTPBodyStream?
     /// The peer's address as text (`127.0.0.1:53122`), for logs and rate limits.
     public var remoteAddress: String
 
-    public init(method: String, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [], remoteAddress: String = "") {
+    public init(method: String, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [], bodyStream: HTTPBodyStream? = nil,
+                remoteAddress: String = "") {
         self.method = method
         self.target = target
         self.headers = headers
         self.body = body
+        self.bodyStream = bodyStream
         self.remoteAddress = remoteAddress
     }
 
     /// The path without the query string.
-    public var path: Substring {
+    public var path: Substring { Self.path(of: target) }
+
+    static func path(of target: String) -> Substring {
         // Searched over contiguous bytes: Character iteration, and even a generic search through
         // String.UTF8View, showed in the simulator's profile.
         var bytes = target

@@ -107,8 +107,10 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private static func mask(_ readable: Bool, _ writable: Bool) -> UInt32 {
-        var m = EPOLLRDHUP.rawValue
-        if readable { m |= EPOLLIN.rawValue }
+        // Peer hang-ups are watched with input only: once input has ended, a level-triggered RDHUP would
+        // otherwise report the same half-close on every wait.
+        var m: UInt32 = 0
+        if readable { m |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
         if writable { m |= EPOLLOUT.rawValue }
         return m
     }

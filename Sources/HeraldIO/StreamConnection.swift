@@ -20,6 +20,11 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
     private var outputOffset = 0
     private var writableArmed = false
     private var readPaused = false
+    /// The peer sent EOF (it may still read what we write).
+    private var inputEnded = false
+    /// `finishOutputAndClose`: write what is queued, then half-close and discard input until the peer closes.
+    private var lingering = false
+    private var discarded = 0
     private var timeoutTimer: TimerID?
     private static let readSize = 64 * 1024
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readSize, alignment: 16)
@@ -115,7 +120,7 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
 
     /// Queues bytes and writes as much as the socket takes now.
     public func write(_ bytes: UnsafeRawBufferPointer) {
-        guard state == .open || state == .proxyHandshake else { return }
+        guard state == .open || state == .proxyHandshake, !lingering else { return }
         output.append(contentsOf: bytes)
         if !writableArmed { flush() }
     }
@@ -129,14 +134,38 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
     public func pauseReading() {
         guard !readPaused, state != .closed else { return }
         readPaused = true
-        loop.modify(fd: fd, readable: false, writable: writableArmed)
+        loop.modify(fd: fd, readable: wantsInput, writable: writableArmed)
     }
 
     public func resumeReading() {
         guard readPaused, state != .closed else { return }
         readPaused = false
-        loop.modify(fd: fd, readable: true, writable: writableArmed)
+        loop.modify(fd: fd, readable: wantsInput, writable: writableArmed)
         onReadable()
+    }
+
+    /// The socket is watched for input unless reading is paused or the peer's input has ended; a lingering
+    /// close reads (and discards) whatever comes until the peer closes.
+    private var wantsInput: Bool { lingering || (!readPaused && !inputEnded) }
+
+    /// The server's way to end a connection without losing its last response (RFC 9112 §9.6): write what is
+    /// queued, then close our side for writing and read and drop what the client still sends, until the
+    /// client closes, `linger` passes or `maxDiscard` bytes came. Closing with unread input would make the
+    /// kernel reset the connection, and a client can then lose the response before reading it.
+    public func finishOutputAndClose(linger: Duration = .seconds(2), maxDiscard: Int = 1 << 20) {
+        guard state == .open, !lingering else { return close() }
+        lingering = true
+        discarded = -maxDiscard
+        if let t = timeoutTimer { loop.cancelTimer(t) }
+        timeoutTimer = loop.schedule(after: linger) { [weak self] in self?.finish(error: nil) }
+        loop.modify(fd: fd, readable: true, writable: writableArmed)
+        if pendingOutput == 0 { halfCloseAfterOutput() } else { flush() }
+    }
+
+    private func halfCloseAfterOutput() {
+        tls?.shutdown()
+        if inputEnded { return finish(error: nil) }
+        Glibc.shutdown(fd, Int32(SHUT_WR))
     }
 
     /// Closes after flushing what is queued (best effort).
@@ -168,7 +197,14 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
             continueHandshake()
         case .open:
             if writable { flush() }
-            if readable || hangup { onReadable() }
+            if lingering {
+                if readable || hangup { discardInput() }
+            } else if hangup && !readable && (readPaused || inputEnded) {
+                // Input is not watched, so this is HUP or ERR, not a half-close: nothing we write can arrive.
+                if state == .open { finish(error: .connectionClosed) }
+            } else if readable || hangup {
+                onReadable()
+            }
         case .closed:
             break
         }
@@ -250,19 +286,19 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
     private func onReadable() {
         // Bounded so that one busy connection cannot starve the others on this loop.
         for _ in 0..<16 {
-            guard state == .open, !readPaused else { return }
+            guard state == .open, !readPaused, !inputEnded, !lingering else { return }
             let n: Int
             if let tls {
                 switch tls.read(into: readBuffer) {
                 case let .done(count): n = count
                 case .wantRead: return
                 case .wantWrite: setWritable(true); return
-                case .closed: return finish(error: nil)
+                case .closed: return endOfInput()
                 case let .failed(message): return fail(.tls(message))
                 }
             } else {
                 n = Glibc.read(fd, readBuffer.baseAddress, readBuffer.count)
-                if n == 0 { return finish(error: nil) }
+                if n == 0 { return endOfInput() }
                 if n < 0 {
                     if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
                     return errno == ECONNRESET ? finish(error: .connectionClosed) : fail(.system("read", errno))
@@ -273,6 +309,28 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
         }
         // TLS may hold decrypted bytes that epoll cannot see: come back for them.
         if tls != nil { loop.execute { self.onReadable() } }
+    }
+
+    /// The peer will send nothing more. Its delegate decides whether to answer first; the default closes.
+    private func endOfInput() {
+        guard !inputEnded, state == .open else { return }
+        inputEnded = true
+        loop.modify(fd: fd, readable: false, writable: writableArmed)
+        guard let delegate else { return finish(error: nil) }
+        delegate.streamDidReachEndOfInput(self)
+    }
+
+    private func discardInput() {
+        for _ in 0..<16 {
+            let n = Glibc.read(fd, readBuffer.baseAddress, readBuffer.count)
+            if n == 0 { return finish(error: nil) }
+            if n < 0 {
+                if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
+                return finish(error: nil)
+            }
+            discarded += n
+            if discarded >= 0 { return finish(error: nil) }
+        }
     }
 
     private func flush() {
@@ -297,6 +355,10 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
         }
         output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
         outputOffset = 0
+        if lingering {
+            setWritable(false)
+            return halfCloseAfterOutput()
+        }
         if writableArmed {
             setWritable(false)
             if state == .open { delegate?.streamDidDrain(self) }
@@ -306,7 +368,7 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
     private func setWritable(_ on: Bool) {
         guard state != .closed, on != writableArmed else { return }
         writableArmed = on
-        loop.modify(fd: fd, readable: !readPaused, writable: on)
+        loop.modify(fd: fd, readable: wantsInput, writable: on)
     }
 
     private func fail(_ error: IOError) { finish(error: error) }

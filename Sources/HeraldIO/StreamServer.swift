@@ -8,15 +8,18 @@ public final class StreamServer: @unchecked Sendable {
     private let group: EventLoopGroup
     private let host: String
     private let requestedPort: Int
+    private let maxConnections: Int
     private let makeDelegate: @Sendable (_ remote: String, _ loop: EventLoop) -> ConnectionDelegate
     private var listener: TCPListener?
     private let live = Mutex<[ObjectIdentifier: StreamConnection]>([:])
 
-    /// `makeDelegate` runs on the loop that will own the connection.
-    public init(host: String, port: Int, tls: TLSServerConfiguration?, group: EventLoopGroup = .shared,
+    /// `makeDelegate` runs on the loop that will own the connection. Past `maxConnections` open at once, a
+    /// new connection is closed as soon as it is accepted, so a flood cannot use up file descriptors.
+    public init(host: String, port: Int, tls: TLSServerConfiguration?, group: EventLoopGroup = .shared, maxConnections: Int = .max,
                 makeDelegate: @escaping @Sendable (_ remote: String, _ loop: EventLoop) -> ConnectionDelegate) throws {
         self.host = host
         self.requestedPort = port
+        self.maxConnections = maxConnections
         self.group = group
         self.tls = try tls.map { try TLSContext(server: $0) }
         self.makeDelegate = makeDelegate
@@ -27,18 +30,32 @@ public final class StreamServer: @unchecked Sendable {
 
     public func start() async throws {
         listener = try await TCPListener.start(host: host, port: requestedPort, group: group) { [self] fd, address, loop in
+            // Counted here, not when the loop registers it, so a burst of accepts cannot overshoot the limit.
+            guard admitted.add(1, ordering: .relaxed).newValue <= maxConnections else {
+                admitted.subtract(1, ordering: .relaxed)
+                refused.add(1, ordering: .relaxed)
+                close(fd)
+                return
+            }
             loop.execute { [self] in
                 let delegate = makeDelegate(address.description, loop)
                 do {
-                    let conn = try StreamConnection.accepted(fd: fd, remote: address.description, tls: tls, loop: loop,
-                                                             delegate: Tracking(inner: delegate, server: self))
-                    live.withLock { $0[ObjectIdentifier(conn)] = conn }
+                    let tracking = Tracking(inner: delegate, server: self)
+                    let conn = try StreamConnection.accepted(fd: fd, remote: address.description, tls: tls, loop: loop, delegate: tracking)
+                    // A TLS handshake can fail inside `accepted`, before the connection is listed.
+                    if tracking.closed { admitted.subtract(1, ordering: .relaxed) } else { live.withLock { $0[ObjectIdentifier(conn)] = conn } }
                 } catch {
+                    admitted.subtract(1, ordering: .relaxed)
                     close(fd)
                 }
             }
         }
     }
+
+    /// Connections closed on arrival because `maxConnections` were open.
+    public var refusedConnections: Int { refused.load(ordering: .relaxed) }
+    private let refused = Atomic<Int>(0)
+    private let admitted = Atomic<Int>(0)
 
     /// Connections currently open.
     public var connectionCount: Int { live.withLock { $0.count } }
@@ -51,18 +68,21 @@ public final class StreamServer: @unchecked Sendable {
     }
 
     fileprivate func forget(_ conn: StreamConnection) {
-        _ = live.withLock { $0.removeValue(forKey: ObjectIdentifier(conn)) }
+        if live.withLock({ $0.removeValue(forKey: ObjectIdentifier(conn)) }) != nil { admitted.subtract(1, ordering: .relaxed) }
     }
 
     /// Forwards to the real delegate and keeps the server's list of open connections current.
     private final class Tracking: ConnectionDelegate {
         let inner: ConnectionDelegate
         weak var server: StreamServer?
+        var closed = false
         init(inner: ConnectionDelegate, server: StreamServer) { self.inner = inner; self.server = server }
         func streamDidBecomeReady(_ stream: StreamConnection) { inner.streamDidBecomeReady(stream) }
         func stream(_ stream: StreamConnection, didRead bytes: UnsafeRawBufferPointer) { inner.stream(stream, didRead: bytes) }
         func streamDidDrain(_ stream: StreamConnection) { inner.streamDidDrain(stream) }
+        func streamDidReachEndOfInput(_ stream: StreamConnection) { inner.streamDidReachEndOfInput(stream) }
         func streamDidClose(_ stream: StreamConnection, error: IOError?) {
+            closed = true
             server?.forget(stream)
             inner.streamDidClose(stream, error: error)
         }

@@ -34,6 +34,12 @@ public final class ConnectionAuthState {
     var sentGoAway = false
     /// The SETTINGS_MAX_CONCURRENT_STREAMS last sent.
     var advertisedStreamLimit: UInt32 = 1
+    /// Whether the connection may have more than one stream: a token connection only once a valid token
+    /// arrived (APNs), whatever limit a fault asks for.
+    var mayOpenStreams: Bool {
+        if case .providerToken = credential { return currentToken != nil }
+        return true
+    }
 
     /// Side effects the transport wrapper applies after each request.
     var pendingMaxConcurrentStreams: UInt32?

@@ -93,6 +93,10 @@ struct InspectionAPI: Sendable {
             let delivered = try simulator.deliverAPNSFile(request.body, deviceID: id)
             return Self.json(["delivered": delivered.map(InspectionJSON.notification)])
         }
+        if match("POST", "apns-file") != nil {
+            let delivered = try simulator.deliverAPNSFile(request.body)
+            return Self.json(["delivered": delivered.map(InspectionJSON.notification)])
+        }
 
         if let p = match("GET", "tokens/:token") {
             let token = p[0]
@@ -166,7 +170,7 @@ struct InspectionAPI: Sendable {
         }
 
         do {
-            let known = ["health", "stats", "reset", "devices", "tokens", "faults", "keys", "ca.pem", "certificates"]
+            let known = ["health", "stats", "reset", "devices", "apns-file", "tokens", "faults", "keys", "ca.pem", "certificates"]
             if let first = parts.first, known.contains(first) {
                 return Self.error(405, code: "method_not_allowed", message: "\(request.method) is not supported on \(request.path)")
             }

@@ -75,7 +75,6 @@ public final class ProviderEndpoint: Sendable {
             return .respond(process(request: request, connection: connection, now: now))
         case let .reject(rejection):
             state.recordFault(rejection.reason)
-            state.recordRejected(rejection)
             return .respond(reject(rejection, apnsID: request.headers["apns-id"] ?? ids.next()))
         case .resetConnection:
             state.recordFault("reset")

@@ -73,7 +73,7 @@ public final class ProviderService: HTTP2ServerDelegate {
         if let limit = auth.pendingMaxConcurrentStreams {
             auth.pendingMaxConcurrentStreams = nil
             let resolved = endpoint.resolvedStreamLimit(limit)
-            if resolved != auth.advertisedStreamLimit {
+            if auth.mayOpenStreams, resolved != auth.advertisedStreamLimit {
                 auth.advertisedStreamLimit = resolved
                 connection.updateMaxConcurrentStreams(resolved)
             }

@@ -22,13 +22,13 @@ final class PushTypeRule: Sendable {
         self.allowedWithCertificate = allowedWithCertificate
     }
 
-    /// One rule per push type APNSCore knows; the simulator adds only the priority constraints.
+    /// One rule per push type APNSCore knows, with APNSCore's suffixes, limits and priorities.
     static let all: [PushTypeRule] = APNSPushType.allKnown.map { type in
         PushTypeRule(
             name: type.rawValue,
             topicSuffix: type == .mdm ? nil : (type.requiredTopicSuffix ?? ""),
             maxPayload: type.payloadSizeLimit,
-            priorities: type == .background ? [5] : type == .liveactivity ? [5, 10] : nil,
+            priorities: type.allowedPriorities.map { Set($0.map(\.rawValue)) },
             allowedWithCertificate: !type.requiresTokenAuthentication)
     }
 

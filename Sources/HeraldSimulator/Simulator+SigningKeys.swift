@@ -26,8 +26,7 @@ extension Simulator {
         if let directory = configuration.dataDirectory {
             let url = directory.appendingPathComponent("AuthKey_\(id).p8")
             do {
-                try Data(pem.utf8).write(to: url, options: .atomic)
-                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+                try writeSecretFile(Array(pem.utf8), to: url.path)
             } catch {
                 throw SimulatorError.dataDirectory(path: url.path, message: "cannot write the key (\(error.localizedDescription))")
             }

@@ -42,7 +42,7 @@ public final class Simulator: Sendable {
             for record in saved.keys { authenticator.register(try SigningKey(record: record)) }
         }
         if let url = configuration.openedCallbackURL {
-            addOpenObserver(OpenedForwarder(url: url).forward)
+            addOpenObserver(OpenedForwarder(url: url, key: configuration.openedCallbackKey).forward)
         }
     }
 

@@ -52,6 +52,9 @@ public struct SimulatorConfiguration: Sendable {
     public var providerTokenMinimumUpdateInterval: TimeInterval = 20 * 60
     /// Where "opened" reports are forwarded (POST, JSON body; see docs/simulator.md); nil keeps them local.
     public var openedCallbackURL: URL?
+    /// Sent as `Authorization: Bearer <key>` with each forwarded report: herald serve's `/v1/opens` takes the
+    /// app's client key.
+    public var openedCallbackKey: String?
     public var faults: FaultConfiguration = .init()
 
     // Transport, read by `Simulator.start` only.

@@ -89,8 +89,7 @@ final class SimulatorDataStore: Sendable {
             }
         }
         let ca = try CertificateAuthority.makeSelfSigned(commonName: "Herald APNs Simulator CA", now: now)
-        try Data(try ca.identity.pem().utf8).write(to: caKeyURL, options: .atomic)
-        try? fm.setAttributes([.posixPermissions: 0o600], ofItemAtPath: caKeyURL.path)
+        try writeSecretFile(Array(try ca.identity.pem().utf8), to: caKeyURL.path)
         try Data(ca.certificate.pem.utf8).write(to: caCertificateURL, options: .atomic)
         return ca
     }

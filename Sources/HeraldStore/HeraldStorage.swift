@@ -6,6 +6,9 @@ import Foundation
 public protocol HeraldStorage: Sendable {
     func schemaVersion() async throws -> Int
     func ping() async throws
+    /// Nil while writes succeed. After a write failed for lack of space (`StoreError.storageFull`), that
+    /// failure, until the store finds it has room again; cheap while no write has failed.
+    func checkStorage() async -> StoreError?
 
     // Apps, keys, credentials
     func createApp(_ app: AppRecord, keys: [APIKeyRecord]) async throws

@@ -99,6 +99,11 @@ extension SQLiteStore {
             r.inactiveReason = nil
             r.inactiveAt = nil
         }
+        if let inactive = draft.inactive {
+            r.active = false
+            r.inactiveReason = inactive.reason
+            r.inactiveAt = inactive.at ?? now
+        }
         if let v = draft.environment { r.environment = v }
         if let v = draft.topic { r.topic = v }
         if let v = draft.alias { r.alias = v }

@@ -5,9 +5,10 @@ import Foundation
 public final class SQLiteStore: HeraldStorage {
     let database: SQLiteDatabase
 
-    /// Opens the database at `path` and applies pending migrations.
-    public init(path: String, now: Date = Date()) async throws {
-        database = try SQLiteDatabase(path: path)
+    /// Opens the database at `path` and applies pending migrations. `storageChanged` hears when writes
+    /// start failing for lack of space and when they succeed again (nil).
+    public init(path: String, now: Date = Date(), storageChanged: @escaping @Sendable (StoreError?) -> Void = { _ in }) async throws {
+        database = try SQLiteDatabase(path: path, storageChanged: storageChanged)
         let stamp = now.timeIntervalSince1970
         _ = try await database.withWriter { try Migrator.migrate($0, migrations: HeraldSchema.migrations, now: stamp) }
     }
@@ -19,6 +20,8 @@ public final class SQLiteStore: HeraldStorage {
     public func ping() async throws {
         _ = try await database.read { try $0.first("SELECT 1") { $0.int(0) } }
     }
+
+    public func checkStorage() async -> StoreError? { await database.checkStorage() }
 }
 
 extension Date {

@@ -1,5 +1,18 @@
-/// Raised by the store when a request conflicts with stored data; the server maps it to 404/409.
-public enum StoreError: Error, Sendable, Equatable {
+/// Raised by the store when a request conflicts with stored data (the server maps it to 404/409), or when
+/// nothing more can be written (507).
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case notFound
     case conflict(String)
+    /// The disk (or the database's size limit) is full. The failed transaction was rolled back whole, so
+    /// what was stored before is intact; writes succeed again once space is freed. The text is the engine's
+    /// own detail, for the operator's log.
+    case storageFull(String)
+
+    public var description: String {
+        switch self {
+        case .notFound: "not found"
+        case .conflict(let message): "conflict: \(message)"
+        case .storageFull(let detail): "storage full: \(detail)"
+        }
+    }
 }

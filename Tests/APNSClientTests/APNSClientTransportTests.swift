@@ -86,9 +86,13 @@ private func sendAll(_ client: APNSClient, _ list: [APNSNotification]) async -> 
         let list = notifications(200)
         let results = await sendAll(c, list)
         #expect(results.count == 200)
-        #expect(results.allSatisfy { (try? $0.result.get()) != nil })
-        let accepted = server.seen.enumerated().filter { $0.offset != 50 }.compactMap(\.element.apnsID)
-        #expect(Set(accepted).count == accepted.count, "no notification was accepted twice")
+        // The request the server took and left unanswered when it sent GOAWAY is at its last stream id: it
+        // may have been delivered, so it fails rather than go out again. Every other one is accepted.
+        let failures = results.compactMap { r -> APNSClientError? in if case let .failure(e) = r.result { e } else { nil } }
+        #expect(failures.count == 1)
+        if case .transport(.unansweredAfterGoAway)? = failures.first {} else { Issue.record("unexpected failures: \(failures)") }
+        let received = server.seen.compactMap(\.apnsID)
+        #expect(Set(received).count == received.count, "no notification reached the server twice")
         #expect(Set(server.seen.map(\.connection)).count >= 2, "a second connection took over")
         c.shutdown()
         await server.stop()

@@ -249,6 +249,48 @@ struct NotificationValidationTests {
         #expect(error?.description.contains("apns-expiration -5 is negative") == true)
     }
 
+    /// Issue #13: Apple's Live Activity rules (A-LA) live here, where the server and `herald send` find them.
+    @Test func liveActivityPushesNeedAnEventATimestampAndForStartTheAttributes() {
+        let topic = "com.example.app.push-type.liveactivity"
+        func la(_ aps: APNSAps, priority: APNSPriority? = nil) -> APNSNotification {
+            APNSNotification(deviceToken: Self.token, topic: topic, payload: APNSPayload(aps: aps), pushType: .liveactivity, priority: priority)
+        }
+        let update = APNSAps(contentState: ["score": 3], timestamp: 1_800_000_000, event: .update)
+        #expect(failure(la(update)) == nil)
+        #expect(failure(la(update, priority: .consideringDevicePower)) == nil)
+        let low = failure(la(update, priority: .prioritizingDevicePower))
+        #expect(low == .priorityNotAllowed(priority: 1, pushType: .liveactivity, allowed: [10, 5]))
+        #expect(low?.apnsReason == .badPriority)
+
+        var noTimestamp = update
+        noTimestamp.timestamp = nil
+        #expect(failure(la(noTimestamp)) == .liveActivityWithoutTimestamp)
+        var noEvent = update
+        noEvent.event = nil
+        #expect(failure(la(noEvent)) == .liveActivityWithoutEvent)
+        var odd = update
+        odd.event = APNSLiveActivityEvent(rawValue: "pause")
+        #expect(failure(la(odd)) == .unknownLiveActivityEvent("pause"))
+
+        var start = APNSAps(timestamp: 1_800_000_000, event: .start)
+        #expect(failure(la(start)) == .liveActivityStartIncomplete(missing: ["alert", "attributes-type", "attributes"]))
+        start.alert = .text("Kick-off")
+        start.attributesType = "MatchAttributes"
+        #expect(failure(la(start)) == .liveActivityStartIncomplete(missing: ["attributes"]))
+        start.attributes = ["home": "A"]
+        #expect(failure(la(start)) == nil)
+        #expect(APNSValidationError.liveActivityStartIncomplete(missing: ["attributes"]).description.contains("attributes"))
+    }
+
+    @Test func aPayloadWithAnEventIsALiveActivity() throws {
+        let payload = APNSPayload(aps: APNSAps(timestamp: 1, event: .end))
+        let request = try APNSNotification(deviceToken: Self.token, topic: "com.example.app.push-type.liveactivity", payload: payload).prepare()
+        #expect(request.pushType == .liveactivity && request.priority == .immediately)
+        // Encoded bytes keep the traits the rules read.
+        let decoded = try APNSEncodedPayload(validatingBytes: payload.jsonBytes())
+        #expect(decoded.traits?.liveActivityEvent == .end && decoded.traits?.hasTimestamp == true)
+    }
+
     @Test func validateThrowsWhatPrepareThrows() {
         let notification = APNSNotification(deviceToken: Self.token, topic: "", payload: .alert(body: "x"))
         #expect(throws: APNSValidationError.emptyTopic) { try notification.validate() }

@@ -51,6 +51,39 @@ import HeraldSimulator
         #expect(payload["link_url"] as? String == "https://raywenderlich.com")
     }
 
+    /// Issue #13: Live Activity flags build the aps keys Apple names, and APNSCore's rules refuse what Apple would.
+    @Test func liveActivityFlagsBuildTheLiveActivityPayload() async throws {
+        let f = try await start()
+        defer { Task { await f.simulator.stop() } }
+        let generated = try f.simulator.generateSigningKey(keyID: "KEY1234567", teamID: "TEAM123456")
+        let keyFile = f.directory.appendingPathComponent("AuthKey_KEY1234567.p8").path
+        try generated.privateKeyPEM.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        let common = ["send", "--host", "127.0.0.1:\(f.port)", "--ca", f.caFile, "--key", keyFile, "--key-id", "KEY1234567",
+                      "--team-id", "TEAM123456", "--topic", "com.example.news.push-type.liveactivity", "--token", f.token, "--quiet"]
+        let code = await HeraldCommand.run(common + [
+            "--title", "Kick-off", "--body", "Lyon – Nantes", "--event", "start", "--timestamp", "1800000000",
+            "--attributes-type", "MatchAttributes", "--attributes", #"{"home":"Lyon"}"#, "--content-state", #"{"score":[0,0]}"#,
+            "--stale-date", "1800007200", "--dismissal-date", "1800010800", "--filter-criteria", "sports", "--priority", "5"])
+        #expect(code == 0)
+        let got = try #require(received(f).first)
+        #expect(got.pushType == "liveactivity" && got.priority == 5, "the push type follows from --event")
+        let payload = try #require(try JSONSerialization.jsonObject(with: Data(got.payload)) as? [String: Any])
+        let aps = try #require(payload["aps"] as? [String: Any])
+        #expect(aps["event"] as? String == "start" && aps["timestamp"] as? Int == 1_800_000_000)
+        #expect(aps["attributes-type"] as? String == "MatchAttributes" && (aps["attributes"] as? [String: Any])?["home"] as? String == "Lyon")
+        #expect((aps["content-state"] as? [String: Any])?["score"] as? [Int] == [0, 0])
+        #expect(aps["stale-date"] as? Int == 1_800_007_200 && aps["dismissal-date"] as? Int == 1_800_010_800)
+        #expect(aps["filter-criteria"] as? String == "sports")
+
+        // Apple's rules, before anything is sent: a start without attributes, an update without a timestamp.
+        #expect(await HeraldCommand.run(common + ["--alert", "x", "--event", "start", "--timestamp", "now", "--attributes-type", "T"]) == 64)
+        #expect(await HeraldCommand.run(common + ["--event", "update", "--content-state", #"{"a":1}"#]) == 64)
+        #expect(await HeraldCommand.run(common + ["--event", "pause", "--timestamp", "now"]) == 64)
+        #expect(received(f).count == 1)
+        #expect(await HeraldCommand.run(common + ["--event", "update", "--timestamp", "now", "--content-state", #"{"a":1}"#]) == 0)
+        #expect(received(f).count == 2)
+    }
+
     @Test func certificateAuthWithAnEncryptedPEMDelivers() async throws {
         let f = try await start()
         defer { Task { await f.simulator.stop() } }

@@ -13,7 +13,7 @@ import HeraldServer
         settings.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-cli-server-\(UUID().uuidString)").path
         settings.service.databasePath = settings.dataDirectory + "/herald.sqlite"
         settings.service.pollInterval = 0.05
-        return try await ProviderServer.start(settings, log: { _ in })
+        return try await ProviderServer.start(settings, log: { _, _ in })
     }
 
     @Test func pushByTagFromTheCommandLineReachesTheDevice() async throws {

@@ -88,3 +88,50 @@ import Testing
         #expect(downloader.attachmentURL(in: nested)?.lastPathComponent == "b.png")
     }
 }
+
+/// The size limit: a notification service extension has about 24 MB of memory in all.
+@Suite struct AttachmentSizeLimitTests {
+    @Test func theDefaultLimitFitsAnExtension() {
+        #expect(AttachmentDownloader().maxBytes == 10 << 20)
+    }
+
+    @Test func anAnnouncedLengthOverTheLimitIsRefusedBeforeTheBody() async throws {
+        let body = String(repeating: "x", count: 4_096)
+        let server = try TestHTTPServer(fallback: { _ in .respond(status: 200, body: body, headers: ["Content-Type": "image/png"]) })
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let downloader = AttachmentDownloader(timeBudget: 5, directory: directory.url, maxBytes: 1_000)
+        await #expect(throws: AttachmentError.tooLarge(bytes: 4_096, limit: 1_000)) {
+            try await downloader.download(from: URL(string: "\(server.baseURL)/big.png")!)
+        }
+        #expect(AttachmentError.tooLarge(bytes: 4_096, limit: 1_000).description.contains("maxBytes"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
+    }
+
+    @Test func aBodyWithoutLengthIsStoppedOnceItPassesTheLimit() async throws {
+        let server = try TestHTTPServer(fallback: { _ in .unsized(body: String(repeating: "y", count: 200_000), headers: ["Content-Type": "image/png"]) })
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let downloader = AttachmentDownloader(timeBudget: 5, directory: directory.url, maxBytes: 10_000)
+        do {
+            _ = try await downloader.download(from: URL(string: "\(server.baseURL)/stream.png")!)
+            Issue.record("a body over the limit was kept")
+        } catch let AttachmentError.tooLarge(bytes, limit) {
+            #expect(bytes > 10_000 && limit == 10_000)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
+    }
+
+    @Test func aBodyWithinTheLimitIsKept() async throws {
+        let server = try TestHTTPServer(fallback: { _ in .unsized(body: String(repeating: "z", count: 5_000), headers: ["Content-Type": "image/png"]) })
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let downloader = AttachmentDownloader(timeBudget: 5, directory: directory.url, maxBytes: 5_000)
+        let file = try await downloader.download(from: URL(string: "\(server.baseURL)/ok.png")!)
+        #expect(try Data(contentsOf: file.fileURL).count == 5_000)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == [file.fileURL.lastPathComponent])
+    }
+}

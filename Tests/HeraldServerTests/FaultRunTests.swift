@@ -17,7 +17,7 @@ import HeraldSimulator
         settings.service.retryBase = 0.02
         settings.service.retryCap = 0.2
         settings.service.maxAttempts = 30
-        let server = try await ProviderServer.start(settings, log: { _ in })
+        let server = try await ProviderServer.start(settings, log: { _, _ in })
         defer { Task { await server.stop() } }
         let sim = try #require(server.simulator)
         let clientKey = try #require(server.bootstrap.clientKey), masterKey = try #require(server.bootstrap.masterKey)

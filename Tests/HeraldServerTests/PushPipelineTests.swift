@@ -82,6 +82,41 @@ import Testing
         #expect(a.withUnsafeBufferPointer { $0.baseAddress } == b.withUnsafeBufferPointer { $0.baseAddress })
     }
 
+    /// Issue #13: a zh-Hans_CN device got the default text for a zh-Hans key, while filter.locale "zh-Hans"
+    /// named it. Both follow BCP 47 lookup now (zh-Hans-CN → zh-Hans → zh), `_` or `-`, any case.
+    @Test func localizedContentFollowsBCP47LookupLikeTheFilter() async throws {
+        let t = try await TestService()
+        let app = try await t.createApp()
+        let locales = ["zh-Hans_CN", "zh_hant_TW", "ZH-HANS", "zh_CN", "pt-BR", "en-US"]
+        for (n, locale) in locales.enumerated() {
+            try await t.register(app, "d\(n)", token: token(n), extra: ["locale": .string(locale)])
+        }
+        _ = try await t.push(app, ["target": ["all": true],
+                                   "content": ["alert": "default", "localized": ["zh-Hans": "简体", "zh": "中文", "pt_br": "Olá"]]])
+        try await t.deliver()
+        let byToken = Dictionary(uniqueKeysWithValues: t.transport.notifications.map { ($0.deviceToken, payload($0)["aps"]?["alert"]) })
+        #expect(byToken[token(0)] == "简体", "zh-Hans_CN falls back to zh-Hans")
+        #expect(byToken[token(1)] == "中文", "zh_hant_TW has no zh-Hant key: zh")
+        #expect(byToken[token(2)] == "简体", "case does not matter")
+        #expect(byToken[token(3)] == "中文", "zh_CN has no script: zh, not zh-Hans")
+        #expect(byToken[token(4)] == "Olá", "pt_br and pt-BR are the same tag")
+        #expect(byToken[token(5)] == "default")
+
+        func audience(_ locale: JSON) async -> Int? {
+            await t.call("POST", "/v1/pushes", key: app.master, json: [
+                "target": ["all": true, "filter": ["locale": locale]], "content": ["alert": "x"], "dryRun": true]).body["audience"]?.intValue
+        }
+        #expect(await audience("zh-Hans") == 2, "the same devices the zh-Hans text reaches")
+        #expect(await audience("zh_hans_cn") == 1)
+        #expect(await audience("zh") == 4)
+        #expect(await audience("zh-CN") == 1, "zh-CN names zh_CN, not zh-Hans_CN")
+        #expect(await audience(["in": ["pt-br", "en"]]) == 2)
+
+        let clash = await t.call("POST", "/v1/pushes", key: app.master, json: [
+            "target": ["all": true], "content": ["alert": "x", "localized": ["pt-BR": "a", "pt_br": "b"]]])
+        #expect(clash.status == 422 && clash.errorField?.hasPrefix("content.localized.") == true, "\(clash.text)")
+    }
+
     @Test(arguments: ["Unregistered", "BadDeviceToken", "DeviceTokenNotForTopic", "ExpiredToken"])
     func deadTokenRetiresTheInstallationAndReRegistrationRevivesIt(reason: String) async throws {
         let t = try await TestService()
@@ -415,6 +450,16 @@ import Testing
         (["target": ["all": true], "content": ["alert": .string(String(repeating: "a", count: 4090))]] as JSON, "content"),
         (["target": ["all": true], "content": ["alert": "x", "interruptionLevel": "loud"]] as JSON, "content.interruptionLevel"),
         (["target": ["all": true, "filter": ["locale": ["a": 1]]], "content": ["alert": "x"]] as JSON, "target.filter.locale"),
+        // Live Activities (issue #13): Apple's rules from APNSCore, each naming the field to fix.
+        (["target": ["all": true], "content": ["contentState": ["a": 1], "timestamp": 1], "options": ["pushType": "liveactivity"]] as JSON, "content.event"),
+        (["target": ["all": true], "content": ["contentState": ["a": 1], "event": "update"]] as JSON, "content.timestamp"),
+        (["target": ["all": true], "content": ["event": "pause", "timestamp": 1]] as JSON, "content.event"),
+        (["target": ["all": true], "content": ["alert": "x", "event": "start", "timestamp": 1, "attributes": ["a": 1]]] as JSON, "content.attributesType"),
+        (["target": ["all": true], "content": ["alert": "x", "event": "start", "timestamp": 1, "attributesType": "T"]] as JSON, "content.attributes"),
+        (["target": ["all": true], "content": ["event": "start", "timestamp": 1, "attributesType": "T", "attributes": [:]]] as JSON, "content.alert"),
+        (["target": ["all": true], "content": ["event": "update", "timestamp": 1], "options": ["priority": 1]] as JSON, "options.priority"),
+        (["target": ["all": true], "content": ["event": "update", "timestamp": "yesterday"]] as JSON, "content.timestamp"),
+        (["target": ["all": true], "content": ["event": "update", "timestamp": 1, "contentState": "x"]] as JSON, "content.contentState"),
     ])
     func invalidPushesAre422NamingTheFieldAndStoreNothing(body: JSON, field: String) async throws {
         let t = try await TestService()

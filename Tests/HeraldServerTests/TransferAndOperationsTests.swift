@@ -38,6 +38,46 @@ import HeraldHTTP
         #expect(again.body["created"] == 0 && again.body["updated"] == 3)
     }
 
+    /// Issue #13: import dropped `active`, so retired installations came back active (and would be pushed to).
+    @Test(arguments: ["jsonl", "csv"])
+    func inactiveInstallationsImportBackInactive(format: String) async throws {
+        let t = try await TestService()
+        let source = try await t.createApp("source")
+        let target = try await t.createApp("target")
+        try await seed(t, source)
+        // APNs retires a-1 (Unregistered); a-4 takes a-3's token, which leaves a-3 Replaced without a token.
+        t.transport.answer { n in
+            n.deviceToken == token(1) ? DeliveryResult(id: n.id, status: 410, reason: "Unregistered", unregisteredAt: start)
+                                      : DeliveryResult(id: n.id, status: 200)
+        }
+        t.clock.advance(by: 5)
+        _ = try await t.push(source, ["target": ["all": true], "content": ["alert": "x"]])
+        try await t.deliver()
+        t.clock.advance(by: 5)
+        _ = await t.call("POST", "/v1/installations", key: source.client, json: ["installationId": "a-4"])
+        try await t.register(source, "a-4", token: token(3))
+        let fields = Self.compared + ["inactiveReason", "inactiveAt"]
+        func snapshot(_ app: TestService.App) async -> [JSON] {
+            let list = await t.call("GET", "/v1/installations?limit=1000", key: app.master).body["installations"]?.arrayValue ?? []
+            return list.map { item in .object(Dictionary(uniqueKeysWithValues: fields.map { ($0, item[$0] ?? .null) })) }
+        }
+        let before = await snapshot(source)
+        #expect(before.filter { $0["active"] == false }.map { $0["inactiveReason"] } == ["Unregistered", "Replaced"])
+
+        t.clock.advance(by: 3600)
+        let exported = await t.call("GET", "/v1/installations/export?format=\(format)", key: source.master)
+        let imported = await t.call("POST", "/v1/installations/import?format=\(format)", key: target.master, raw: Array(exported.text.utf8))
+        #expect(imported.body["created"] == 4 && imported.body["failed"] == 0, "\(imported.text)")
+        #expect(await snapshot(target) == before)
+        // The retired token is not pushed to from the new app either.
+        let dry = await t.call("POST", "/v1/pushes", key: target.master, json: ["target": ["all": true], "content": ["alert": "x"], "dryRun": true])
+        #expect(dry.body["audience"] == 2)
+
+        let bad = await t.call("POST", "/v1/installations/import?format=jsonl", key: target.master,
+                               raw: Array(#"{"installationId":"z","active":"no"}"#.utf8))
+        #expect(bad.body["failed"] == 1 && bad.body["errors"]?.arrayValue?.first?["field"] == "active", "\(bad.text)")
+    }
+
     @Test func importReportsBadLinesAndStoresTheGoodOnes() async throws {
         let t = try await TestService()
         let app = try await t.createApp()

@@ -36,6 +36,23 @@ struct FaultTests {
         #expect(run(c, 500) != first)
     }
 
+    @Test func eachInjectedFaultIsCountedOnce() throws {
+        var faults = FaultConfiguration()
+        faults.seed = 42
+        faults.internalServerErrorRate = 0.3
+        faults.tooManyRequestsRate = 0.2
+        faults.connectionResetRate = 0.1
+        let f = try Fixture { $0.faults = faults }
+        let outcomes = run(f, 200)
+        let count = { (name: String) in outcomes.filter { $0 == name }.count }
+        let stats = f.simulator.statistics
+        #expect(stats.faults == ["InternalServerError": count("InternalServerError"), "TooManyRequests": count("TooManyRequests"),
+                                 "reset": count("reset")])
+        #expect(stats.rejected == ["InternalServerError": count("InternalServerError"), "TooManyRequests": count("TooManyRequests")])
+        #expect(stats.rejectedTotal == count("InternalServerError") + count("TooManyRequests"))
+        #expect(stats.accepted == count("200"))
+    }
+
     @Test func faultsCanBeChangedAtRunTime() throws {
         let f = try Fixture()
         #expect(run(f, 3) == ["200", "200", "200"])

@@ -94,6 +94,27 @@ struct TestKey {
         if der { signature = ECDSASignature.der(fromRaw: signature)! }
         return "\(header).\(claims).\(b64(signature))"
     }
+
+    /// A token as APNSwift builds it (and sent it to Apple for years): pretty-printed JSON, `typ`, `iat`
+    /// as a string (nil leaves it out) and `kid` repeated in the claims.
+    func apnswiftToken(iat: String?) throws -> String {
+        let header = """
+        {
+            "alg": "ES256",
+            "typ": "JWT",
+            "kid": "\(keyID)"
+        }
+        """
+        let iatLine = iat.map { "\n    \"iat\": \"\($0)\"," } ?? ""
+        let claims = """
+        {
+            "iss": "\(teamID)",\(iatLine)
+            "kid": "\(keyID)"
+        }
+        """
+        let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8))
+        return input + "." + Base64URL.encode(try privateKey.signES256(Array(input.utf8)))
+    }
 }
 
 /// Collects a device stream's frames in the background.

@@ -48,6 +48,22 @@ struct TokenAuthTests {
         #expect(response.reason == "MissingProviderToken")
     }
 
+    /// What Apple accepts: APNSwift's tokens (pretty-printed, `typ`, string `iat`, `kid` in the claims);
+    /// kalyke-apns sends a string `iat` too.
+    @Test func apnswiftStyleTokensWithAStringIssueTimeAreAccepted() throws {
+        let connection = tokenConnection()
+        let jwt = try key.apnswiftToken(iat: String(Int(f.clock.now.timeIntervalSince1970)))
+        #expect(send(bearer: jwt, on: connection).status == 200)
+        #expect(f.inbox.count == 1)
+        f.clock.advance(3601)
+        #expect(send(bearer: jwt, on: connection).reason == "ExpiredProviderToken", "a string iat ages like a number")
+    }
+
+    @Test("iat that is not a number of seconds", arguments: [nil, "soon", "", "1.7e9", "-1", "1780000000.5", " 1780000000", "0x6A1B"])
+    func issueTimesThatAreNotSecondsAreInvalid(iat: String?) throws {
+        #expect(send(bearer: try key.apnswiftToken(iat: iat), on: tokenConnection()).reason == "InvalidProviderToken")
+    }
+
     @Test func invalidTokensAreInvalidProviderToken() throws {
         let now = f.clock.now
         let other = try TestKey()  // same ids, different key: the signature cannot verify

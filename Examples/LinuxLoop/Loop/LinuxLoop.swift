@@ -27,7 +27,7 @@ public enum LinuxLoop {
         settings.dataDirectory = dir.path
         settings.service.databasePath = dir.appendingPathComponent("herald.sqlite").path
         settings.service.pollInterval = 0.05
-        let server = try await ProviderServer.start(settings, log: { _ in })
+        let server = try await ProviderServer.start(settings, log: { _, _ in })
         defer { Task { await server.stop() } }
         guard let sim = server.simulator, let clientKey = server.bootstrap.clientKey, let masterKey = server.bootstrap.masterKey else {
             throw Failure(step: "herald serve started with its simulator and a default app")

@@ -40,12 +40,28 @@ public struct APNSPayloadTraits: Sendable, Hashable {
     public var userVisibleKeys: [String]
     /// Whether a custom top-level key is named `aps` (it would clash with the real one).
     public var hasCustomApsKey: Bool
+    /// `aps.event`, which makes it a Live Activity payload.
+    public var liveActivityEvent: APNSLiveActivityEvent?
+    /// Whether `aps.timestamp` is set (every Live Activity push needs one).
+    public var hasTimestamp: Bool
+    /// Whether `aps.attributes-type` is set (a Live Activity `start` needs it).
+    public var hasAttributesType: Bool
+    /// Whether `aps.attributes` is set (a Live Activity `start` needs it).
+    public var hasAttributes: Bool
 
-    public init(hasAps: Bool, contentAvailable: Bool, userVisibleKeys: [String], hasCustomApsKey: Bool) {
+    public init(
+        hasAps: Bool, contentAvailable: Bool, userVisibleKeys: [String], hasCustomApsKey: Bool,
+        liveActivityEvent: APNSLiveActivityEvent? = nil, hasTimestamp: Bool = false, hasAttributesType: Bool = false,
+        hasAttributes: Bool = false
+    ) {
         self.hasAps = hasAps
         self.contentAvailable = contentAvailable
         self.userVisibleKeys = userVisibleKeys
         self.hasCustomApsKey = hasCustomApsKey
+        self.liveActivityEvent = liveActivityEvent
+        self.hasTimestamp = hasTimestamp
+        self.hasAttributesType = hasAttributesType
+        self.hasAttributes = hasAttributes
     }
 
     /// A silent update: `content-available` with no alert, badge or sound.

@@ -18,7 +18,11 @@ extension APNSPayload {
             hasAps: aps != nil,
             contentAvailable: aps?.contentAvailable ?? false,
             userVisibleKeys: aps?.userVisibleKeys ?? [],
-            hasCustomApsKey: custom.contains("aps"))
+            hasCustomApsKey: custom.contains("aps"),
+            liveActivityEvent: aps?.event,
+            hasTimestamp: aps?.timestamp != nil,
+            hasAttributesType: aps?.attributesType != nil,
+            hasAttributes: aps?.attributes != nil)
     }
 
     func write(to writer: inout JSONWriter) {

@@ -108,19 +108,17 @@ public struct APNSNotification: Sendable {
         }
     }
 
-    /// The push type sent: ``pushType`` if set; otherwise `background` when the payload only
-    /// asks for a background update (`content-available` without alert, badge or sound), else
-    /// `alert`.
+    /// The push type sent: ``pushType`` if set; otherwise ``APNSPushType/inferred(from:)``:
+    /// `background` when the payload only asks for a background update (`content-available`
+    /// without alert, badge or sound), `liveactivity` when it carries an `event`, else `alert`.
     public var resolvedPushType: APNSPushType {
-        if let pushType { return pushType }
-        return payloadTraits?.isBackgroundOnly == true ? .background : .alert
+        pushType ?? .inferred(from: payloadTraits)
     }
 
-    /// The priority sent: ``priority`` if set; otherwise 5 for background pushes (APNs rejects
-    /// 10 there) and 10 for everything else.
+    /// The priority sent: ``priority`` if set; otherwise the push type's
+    /// ``APNSPushType/defaultPriority`` (5 for background pushes, 10 for everything else).
     public var resolvedPriority: APNSPriority {
-        if let priority { return priority }
-        return resolvedPushType == .background ? .consideringDevicePower : .immediately
+        priority ?? resolvedPushType.defaultPriority
     }
 
     /// Checks the notification against APNs' rules without keeping the result.
@@ -134,9 +132,9 @@ public struct APNSNotification: Sendable {
     /// the request ready to send.
     ///
     /// Checks, in order: topic (present, suffix matching the push type), collapse ID length,
-    /// priority (documented value; not 10 for background), expiration not negative, payload
-    /// (not empty, no custom `aps` key, background pushes carry `content-available` and no
-    /// alert/badge/sound, size within the push type's limit).
+    /// priority (documented value, allowed for the push type), expiration not negative, payload
+    /// (not empty, no custom `aps` key, what the push type requires of it: see
+    /// ``APNSPushType/check(payload:)``, size within the push type's limit).
     ///
     /// - Throws: ``APNSValidationError`` naming the problem and the limit.
     public func prepare() throws(APNSValidationError) -> APNSPreparedRequest {
@@ -149,12 +147,7 @@ public struct APNSNotification: Sendable {
                 throw .collapseIDTooLong(byteCount: size, limit: APNSNotification.collapseIDByteLimit)
             }
         }
-        if !APNSPriority.allKnown.contains(priority) {
-            throw .invalidPriority(priority.rawValue)
-        }
-        if pushType == .background && priority == .immediately {
-            throw .backgroundPriorityTooHigh
-        }
+        try pushType.check(priority: priority)
         if let expiration, expiration.unixSeconds < 0 {
             throw .negativeExpiration(expiration.unixSeconds)
         }
@@ -172,12 +165,7 @@ public struct APNSNotification: Sendable {
         if body.isEmpty { throw .payloadEmpty }
         if let traits {
             if traits.hasCustomApsKey { throw .customKeyNamedAps }
-            if pushType == .background {
-                if !traits.contentAvailable { throw .backgroundWithoutContentAvailable }
-                if !traits.userVisibleKeys.isEmpty {
-                    throw .backgroundWithUserVisibleContent(keys: traits.userVisibleKeys)
-                }
-            }
+            try pushType.check(payload: traits)
         }
         let limit = pushType.payloadSizeLimit
         if body.count > limit {

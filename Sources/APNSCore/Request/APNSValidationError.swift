@@ -15,6 +15,8 @@ public enum APNSValidationError: Error, Sendable, Equatable, CustomStringConvert
     case invalidPriority(Int)
     /// A background push with priority 10.
     case backgroundPriorityTooHigh
+    /// A priority the push type does not take (a Live Activity at 1, a background push at 1).
+    case priorityNotAllowed(priority: Int, pushType: APNSPushType, allowed: [Int])
     /// `apns-expiration` before 1970.
     case negativeExpiration(Int)
     /// The body is empty.
@@ -27,6 +29,14 @@ public enum APNSValidationError: Error, Sendable, Equatable, CustomStringConvert
     case backgroundWithUserVisibleContent(keys: [String])
     /// The encoded payload exceeds the push type's limit.
     case payloadTooLarge(byteCount: Int, limit: Int, pushType: APNSPushType)
+    /// A Live Activity push without `aps.event`.
+    case liveActivityWithoutEvent
+    /// A Live Activity push without `aps.timestamp`.
+    case liveActivityWithoutTimestamp
+    /// `aps.event` is not `start`, `update` or `end`.
+    case unknownLiveActivityEvent(String)
+    /// A Live Activity `start` without the listed keys of `alert`, `attributes-type`, `attributes`.
+    case liveActivityStartIncomplete(missing: [String])
 
     /// The APNs reason the same mistake would earn if sent.
     public var apnsReason: APNSReason? {
@@ -35,11 +45,14 @@ public enum APNSValidationError: Error, Sendable, Equatable, CustomStringConvert
         case .emptyTopic: return .missingTopic
         case .topicMissingSuffix, .topicHasSuffixOfOtherPushType: return .badTopic
         case .collapseIDTooLong: return .badCollapseID
-        case .invalidPriority, .backgroundPriorityTooHigh: return .badPriority
+        case .invalidPriority, .backgroundPriorityTooHigh, .priorityNotAllowed: return .badPriority
         case .negativeExpiration: return .badExpirationDate
         case .payloadEmpty: return .payloadEmpty
         case .payloadTooLarge: return .payloadTooLarge
-        case .customKeyNamedAps, .backgroundWithoutContentAvailable, .backgroundWithUserVisibleContent: return nil
+        case .customKeyNamedAps, .backgroundWithoutContentAvailable, .backgroundWithUserVisibleContent,
+            .liveActivityWithoutEvent, .liveActivityWithoutTimestamp, .unknownLiveActivityEvent,
+            .liveActivityStartIncomplete:
+            return nil
         }
     }
 
@@ -61,6 +74,9 @@ public enum APNSValidationError: Error, Sendable, Equatable, CustomStringConvert
             return "apns-priority \(value) is not valid: use 10 (immediately), 5 (considering device power) or 1"
         case .backgroundPriorityTooHigh:
             return "a background push must use apns-priority 5, not 10: APNs rejects priority 10 for background pushes"
+        case .priorityNotAllowed(let value, let pushType, let allowed):
+            return "apns-priority \(value) is not allowed for push type \(pushType): use "
+                + allowed.map(String.init).joined(separator: " or ")
         case .negativeExpiration(let value):
             return "apns-expiration \(value) is negative: give UNIX seconds, or 0 to deliver once without storing"
         case .payloadEmpty:
@@ -75,6 +91,15 @@ public enum APNSValidationError: Error, Sendable, Equatable, CustomStringConvert
         case .payloadTooLarge(let size, let limit, let pushType):
             return "the payload is \(size) bytes, over the \(limit)-byte limit for push type \(pushType): "
                 + "shorten it by \(size - limit) bytes"
+        case .liveActivityWithoutEvent:
+            return "a Live Activity push needs aps.event: start, update or end"
+        case .liveActivityWithoutTimestamp:
+            return "a Live Activity push needs aps.timestamp (UNIX seconds it was sent; the device keeps the newest)"
+        case .unknownLiveActivityEvent(let event):
+            return "aps.event \"\(event)\" is not a Live Activity event: use start, update or end"
+        case .liveActivityStartIncomplete(let missing):
+            return "a Live Activity start needs \(missing.joined(separator: ", ")) in aps (alert, attributes-type and "
+                + "attributes start the activity)"
         }
     }
 }

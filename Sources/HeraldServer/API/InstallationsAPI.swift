@@ -18,7 +18,7 @@ struct InstallationsAPI {
             Route("GET", "/v1/tags", .master, "List tags with installation counts.", handler: listTags),
             Route("DELETE", "/v1/tags/{tag}", .master, "Remove a tag from every installation.", handler: removeTag),
             Route("GET", "/v1/aliases", .master, "List aliases with installation counts.", handler: listAliases),
-            Route("POST", "/v1/opens", .client, "Report that a push was opened: {\"pushId\",\"installationId\"}. Idempotent.", handler: open),
+            Route("POST", "/v1/opens", .client, "Report that a push was opened: {\"pushId\",\"installationId\"}, or the APNs simulator's opened report. Idempotent.", handler: open),
         ]
     }
 
@@ -118,16 +118,41 @@ struct InstallationsAPI {
         return .json(200, ["tag": .string(ctx.parameter("tag")), "removed": .int(n)])
     }
 
+    /// `{pushId, installationId}` from the SDK, or the APNs simulator's opened report (`herald sim
+    /// --opened-callback`), which names the device token and carries the push id in the payload's custom keys.
     func open(_ ctx: RequestContext) async throws -> HTTPResponse {
         let body = BodyReader(try ctx.jsonObject())
+        let appID = try ctx.appID
+        if body.has("apnsId") || body.has("custom") {
+            try body.rejectUnknown(["deviceId", "bundleId", "deviceToken", "apnsId", "openedAt", "openedAtMs", "custom"])
+            guard let pushID = body.object["custom"]?["herald"]?["pushId"]?.stringValue else {
+                throw APIError(status: 422, code: "missing_field",
+                               message: "custom.herald.pushId is missing: the opened notification was not sent by Herald.", field: "custom.herald.pushId")
+            }
+            let token = try Rules.deviceToken(try body.requiredString("deviceToken", maxLength: 400), field: "deviceToken")
+            let first = try await Self.recordOpen(store: env.store, appID: appID, pushID: pushID, deviceToken: token, now: ctx.now)
+            return .json(202, ["recorded": .bool(first)])
+        }
         try body.rejectUnknown(["pushId", "installationId"])
         let pushID = try body.requiredString("pushId", maxLength: 64)
         let installationID = try body.requiredString("installationId", maxLength: 128)
         do {
-            let first = try await env.store.recordOpen(appID: try ctx.appID, pushID: pushID, installationID: installationID, now: ctx.now)
+            let first = try await env.store.recordOpen(appID: appID, pushID: pushID, installationID: installationID, now: ctx.now)
             return .json(202, ["recorded": .bool(first)])
         } catch StoreError.notFound {
             throw APIError.notFound("Push \(pushID) or installation \(installationID)")
+        }
+    }
+
+    /// Records an open reported by device token (the simulator knows tokens, not installations): the app's
+    /// installation holding the token. Returns whether it was the first open of the push there.
+    static func recordOpen(store: any HeraldStorage, appID: String, pushID: String, deviceToken: String, now: Date) async throws -> Bool {
+        let matches = try await store.installations(appID: appID, query: InstallationQuery(deviceToken: deviceToken, limit: 1))
+        guard let installation = matches.first else { throw APIError.notFound("Installation with device token \(deviceToken)") }
+        do {
+            return try await store.recordOpen(appID: appID, pushID: pushID, installationID: installation.id, now: now)
+        } catch StoreError.notFound {
+            throw APIError.notFound("Push \(pushID)")
         }
     }
 }

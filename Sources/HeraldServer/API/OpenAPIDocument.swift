@@ -1,3 +1,5 @@
+import APNSCore
+
 /// The API as an OpenAPI 3.1 document, written by hand (a test checks it lists exactly the router's routes).
 enum OpenAPIDocument {
     static let text: String = document.encoded
@@ -16,7 +18,7 @@ enum OpenAPIDocument {
         if let body { o["requestBody"] = ["required": true, "content": .object([bodyType: ["schema": ref(body)]])] }
         var responses: [String: JSON] = [:]
         responses[String(ok)] = response.map { ["description": "OK", "content": ["application/json": ["schema": ref($0)]]] } ?? ["description": "OK"]
-        for code in ["400", "401", "403", "404", "409", "413", "422", "429"] {
+        for code in ["400", "401", "403", "404", "409", "413", "422", "429", "500"] {
             responses[code] = ["description": "Error", "content": ["application/json": ["schema": ref("Error")]]]
         }
         o["responses"] = .object(responses)
@@ -67,10 +69,34 @@ enum OpenAPIDocument {
         "/1.1/installations": ["post": op("LeanCloud-compatible installation save; X-LC-Key accepted.", auth: "client", body: "LeanCloudInstallation", response: "LeanCloudObject")],
         "/1.1/push": ["post": op("LeanCloud-compatible push; X-LC-Key: <master>,master accepted.", auth: "master", body: "LeanCloudPush", response: "LeanCloudObject")],
         "/healthz": ["get": op("Liveness.", auth: nil)],
-        "/readyz": ["get": op("Readiness; lists apps paused by credential failures.", auth: nil)],
+        "/readyz": ["get": readiness],
         "/metrics": ["get": op("Prometheus metrics.", auth: nil)],
         "/openapi.json": ["get": op("This document.", auth: nil)],
     ]
+
+    /// 503 while the store does not answer or has no room to write (`reason` says which), else 200.
+    static let readiness: JSON = {
+        guard case .object(var o) = op("Readiness: the store answers and has room to write; lists apps paused by credential failures.", auth: nil),
+              case .object(var responses) = o["responses"] else { return [:] }
+        responses["503"] = ["description": "Not ready: starting, the store does not answer, or storage is full ({status, reason})"]
+        o["responses"] = .object(responses)
+        return .object(o)
+    }()
+
+    /// Every operation that writes (all but GET) can meet a full disk: 507 `storage_full`.
+    static func withStorageFull(_ paths: JSON) -> JSON {
+        guard case .object(let byPath) = paths else { return paths }
+        return .object(byPath.mapValues { methods in
+            guard case .object(let byMethod) = methods else { return methods }
+            return .object(Dictionary(uniqueKeysWithValues: byMethod.map { method, operation in
+                guard method != "get", case .object(var o) = operation, case .object(var responses) = o["responses"] else { return (method, operation) }
+                responses["507"] = ["description": "Insufficient Storage: the server's disk is full (storage_full); the request was not completed",
+                                    "content": ["application/json": ["schema": ref("Error")]]]
+                o["responses"] = .object(responses)
+                return (method, .object(o))
+            }))
+        })
+    }
 
     static func object(_ properties: [String: JSON], required: [String] = []) -> JSON {
         var o: [String: JSON] = ["type": "object", "properties": .object(properties)]
@@ -81,6 +107,8 @@ enum OpenAPIDocument {
     static let nullableString: JSON = ["type": ["string", "null"]]
     static let integer: JSON = ["type": "integer"]
     static let time: JSON = ["type": ["string", "null"], "format": "date-time"]
+    /// A time written into the payload as UNIX seconds (Live Activities), given as those seconds or as ISO 8601.
+    static let unixTime: JSON = ["oneOf": [["type": "integer", "minimum": 0], ["type": "string", "format": "date-time"]]]
     static let strings: JSON = ["type": "array", "items": ["type": "string"]]
     static func list(_ key: String, _ item: JSON) -> JSON { object([key: ["type": "array", "items": item], "nextCursor": nullableString]) }
 
@@ -92,7 +120,7 @@ enum OpenAPIDocument {
     ]
 
     static let schemas: JSON = [
-        "Error": object(["error": object(["code": string, "message": string, "field": string], required: ["code", "message"])], required: ["error"]),
+        "Error": object(["error": object(["code": string, "message": string, "field": nullableString], required: ["code", "message", "field"])], required: ["error"]),
         "AppInput": object(["name": string, "topic": nullableString, "defaultTimeZone": string, "rateLimit": integer]),
         "App": object(["id": string, "name": string, "topic": nullableString, "defaultTimeZone": string, "rateLimit": integer,
                        "paused": ["type": ["object", "null"]], "createdAt": time, "updatedAt": time]),
@@ -115,7 +143,12 @@ enum OpenAPIDocument {
         "AliasList": list("aliases", object(["alias": string, "count": integer])),
         "TagRemoval": object(["tag": string, "removed": integer]),
         "ImportResult": object(["created": integer, "updated": integer, "failed": integer, "errors": ["type": "array"]]),
-        "Open": object(["pushId": string, "installationId": string], required: ["pushId", "installationId"]),
+        "Open": ["oneOf": [
+            object(["pushId": string, "installationId": string], required: ["pushId", "installationId"]),
+            // The APNs simulator's opened report (herald sim --opened-callback): the push id is custom.herald.pushId.
+            object(["deviceId": string, "bundleId": string, "deviceToken": string, "apnsId": string, "openedAt": time, "openedAtMs": integer,
+                    "custom": ["type": "object"]], required: ["deviceToken", "custom"]),
+        ]],
         "PushInput": object([
             "target": object(["all": ["type": "boolean"], "tokens": strings, "installationIds": strings, "aliases": strings, "userIds": strings,
                               "tags": ["oneOf": [strings, object(["any": strings, "all": strings, "none": strings])]],
@@ -125,8 +158,12 @@ enum OpenAPIDocument {
                                "badge": ["oneOf": [integer, object(["set": integer]), object(["increment": integer]), object(["decrement": integer])]],
                                "contentAvailable": ["type": "boolean"], "mutableContent": ["type": "boolean"], "category": string,
                                "threadId": string, "interruptionLevel": ["enum": ["passive", "active", "time-sensitive", "critical"]],
-                               "relevanceScore": ["type": "number"], "targetContentId": string, "data": ["type": "object"]]),
-            "options": object(["pushType": string, "priority": ["enum": [10, 5, 1]], "expiration": time, "ttl": integer, "collapseId": string,
+                               "relevanceScore": ["type": "number"], "targetContentId": string, "filterCriteria": string,
+                               "contentChanged": ["type": "boolean"], "contentState": ["type": "object"],
+                               "event": ["enum": ["start", "update", "end"]], "timestamp": unixTime, "dismissalDate": unixTime,
+                               "staleDate": unixTime, "attributesType": string, "attributes": ["type": "object"],
+                               "data": ["type": "object"]]),
+            "options": object(["pushType": ["enum": .array(APNSPushType.allKnown.map { .string($0.rawValue) })], "priority": ["enum": [10, 5, 1]], "expiration": time, "ttl": integer, "collapseId": string,
                                "topic": string, "sendAt": time, "localTime": ["type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]$"], "rateLimit": integer]),
             "idempotencyKey": string, "dryRun": ["type": "boolean"],
         ], required: ["target", "content"]),
@@ -153,7 +190,7 @@ enum OpenAPIDocument {
         "openapi": "3.1.0",
         "info": ["title": "Herald provider API", "version": "1",
                  "description": "Self-hosted APNs provider: apps, installations, pushes. Errors are {\"error\":{\"code\",\"message\",\"field\"}}."],
-        "paths": paths,
+        "paths": withStorageFull(paths),
         "components": [
             "schemas": schemas,
             "securitySchemes": [

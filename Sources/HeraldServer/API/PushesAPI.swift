@@ -32,7 +32,7 @@ struct PushesAPI {
         }
         let id = env.newID()
         let size = spec.content.largestPayloadSize(pushID: id)
-        let limit = spec.pushType == "voip" ? 5120 : 4096
+        let limit = spec.pushType.payloadSizeLimit
         if size > limit {
             throw APIError(status: 422, code: "payload_too_large", message: "The payload is \(size) bytes (largest variant); APNs accepts at most \(limit).", field: "content")
         }
@@ -77,7 +77,7 @@ struct PushesAPI {
         }
         return .json(200, [
             "dryRun": true, "audience": .int(count), "unresolved": try await unresolved(spec, appID: app.id), "environments": .object(environments.mapValues { .int($0) }),
-            "pushType": .string(spec.pushType), "priority": .int(spec.priority), "payloadBytes": .int(payloadBytes),
+            "pushType": .string(spec.pushType.rawValue), "priority": .int(spec.priority), "payloadBytes": .int(payloadBytes),
         ])
     }
 

@@ -4,18 +4,19 @@ import HeraldStore
 
 /// Bulk import and export of installations, as JSON lines (one installation object per line, the same
 /// shape the API returns) or CSV (one column per field; tags space-separated; properties as JSON text).
-/// Export streams page by page; import commits in batches of `batchSize` per transaction. An export
-/// imports back unchanged into another app or server.
+/// Export streams page by page; import reads its body as it arrives (the file is never held whole) and
+/// commits in batches of `batchSize` per transaction. An export imports back unchanged into another app or
+/// server.
 struct TransferAPI {
     let env: ServiceEnvironment
     static let batchSize = 2_000
     static let csvColumns = ["installationId", "deviceToken", "environment", "topic", "tags", "alias", "userId", "locale", "timeZone",
-                             "badge", "appVersion", "osVersion", "deviceModel", "properties", "active"]
+                             "badge", "appVersion", "osVersion", "deviceModel", "properties", "active", "inactiveReason", "inactiveAt"]
 
     var routes: [Route] {
         [
             Route("POST", "/v1/installations/import", .master, "Import installations from JSON lines or CSV (?format=jsonl|csv); valid lines are stored, invalid ones reported.",
-                  maxBodyBytes: env.configuration.importMaxBodyBytes, handler: importInstallations),
+                  maxBodyBytes: env.configuration.importMaxBodyBytes, streamsBody: true, handler: importInstallations),
             Route("GET", "/v1/installations/export", .master, "Export all installations as JSON lines or CSV (?format=jsonl|csv), streamed.", handler: export),
         ]
     }
@@ -52,49 +53,50 @@ struct TransferAPI {
         }
         func add(_ line: Int, _ object: [String: JSON]) {
             do {
-                var object = object
-                object.removeValue(forKey: "active")   // exported state; activity follows the token
-                let draft = try InstallationInput.parse(BodyReader(object))
+                var draft = try InstallationInput.parse(BodyReader(object))
+                draft.inactive = try Self.inactive(object)
                 guard draft.installationID != nil || draft.deviceToken != nil else { throw APIError.missing("installationId") }
                 batch.append(draft)
             } catch let e as APIError { reject(line, e) } catch { reject(line, .badRequest("\(error)")) }
         }
 
-        switch format {
-        case .jsonl:
-            var lineNumber = 0
-            var startIndex = 0
-            let body = ctx.request.body
-            while startIndex < body.count {
-                let end = body[startIndex...].firstIndex(of: 0x0A) ?? body.count
-                lineNumber += 1
-                let line = Array(body[startIndex..<end])
-                startIndex = end + 1
-                if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
+        var csvHeader: [String]?
+        func take(_ record: RecordSplitter.Record) throws {
+            if record.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) && !record.truncated { return }
+            if record.truncated {
+                return reject(record.line, .badRequest("the line is longer than \(Self.maxLineBytes) bytes; one installation is far smaller"))
+            }
+            switch format {
+            case .jsonl:
                 do {
-                    guard let object = try JSON(parsing: line).objectValue else { throw APIError.badRequest("line is not a JSON object") }
-                    add(lineNumber, object)
-                } catch let e as APIError { reject(lineNumber, e) } catch { reject(lineNumber, .badRequest("invalid JSON: \(error)")) }
-                if batch.count >= Self.batchSize { try await flush() }
-            }
-        case .csv:
-            var reader = CSV.Reader(ctx.request.body)
-            guard let header = reader.next()?.fields, header.contains("installationId") || header.contains("deviceToken") else {
-                throw APIError(status: 422, code: "invalid_csv", message: "The first CSV line must be a header naming installationId and/or deviceToken; columns: \(Self.csvColumns.joined(separator: ",")).")
-            }
-            while let (line, fields) = reader.next() {
-                var object: [String: JSON] = [:]
-                for (name, value) in zip(header, fields) where !value.isEmpty {
-                    switch name {
-                    case "tags": object[name] = .array(value.split(separator: " ").map { .string(String($0)) })
-                    case "badge": object[name] = Int(value).map(JSON.int) ?? .string(value)
-                    case "properties": object[name] = (try? JSON(parsing: value)) ?? .string(value)
-                    default: object[name] = .string(value)
+                    guard let object = try JSON(parsing: record.bytes).objectValue else { throw APIError.badRequest("line is not a JSON object") }
+                    add(record.line, object)
+                } catch let e as APIError { reject(record.line, e) } catch { reject(record.line, .badRequest("invalid JSON: \(error)")) }
+            case .csv:
+                var reader = CSV.Reader(record.bytes)
+                guard let fields = reader.next()?.fields else { return }
+                guard let header = csvHeader else {
+                    guard fields.contains("installationId") || fields.contains("deviceToken") else {
+                        throw APIError(status: 422, code: "invalid_csv", message: "The first CSV line must be a header naming installationId and/or deviceToken; columns: \(Self.csvColumns.joined(separator: ",")).")
                     }
+                    csvHeader = fields
+                    return
                 }
-                add(line, object)
+                add(record.line, Self.csvObject(header: header, fields: fields))
+            }
+        }
+
+        let body = ctx.request.bodyStream ?? HTTPBodyStream(ctx.request.body)
+        var splitter = RecordSplitter(quoteAware: format == .csv, maxRecordBytes: Self.maxLineBytes)
+        while let piece = try await body.next() {
+            for record in splitter.push(piece) {
+                try take(record)
                 if batch.count >= Self.batchSize { try await flush() }
             }
+        }
+        if let last = splitter.finish() { try take(last) }
+        if format == .csv && csvHeader == nil {
+            throw APIError(status: 422, code: "invalid_csv", message: "The CSV is empty; its first line must be a header naming installationId and/or deviceToken.")
         }
         try await flush()
         return .json(200, ["created": .int(created), "updated": .int(updated), "failed": .int(failed), "errors": .array(errors)])
@@ -133,9 +135,46 @@ struct TransferAPI {
                             stream: stream)
     }
 
+    /// The longest line an import accepts; a longer one is reported and skipped, never held whole.
+    static let maxLineBytes = 1 << 20
+
+    static func csvObject(header: [String], fields: [String]) -> [String: JSON] {
+        var object: [String: JSON] = [:]
+        for (name, value) in zip(header, fields) where !value.isEmpty {
+            switch name {
+            case "tags": object[name] = .array(value.split(separator: " ").map { .string(String($0)) })
+            case "badge": object[name] = Int(value).map(JSON.int) ?? .string(value)
+            case "properties": object[name] = (try? JSON(parsing: value)) ?? .string(value)
+            default: object[name] = .string(value)
+            }
+        }
+        return object
+    }
+
     static func csvRow(_ r: InstallationRecord) -> [String] {
         [r.installationID, r.deviceToken ?? "", r.environment, r.topic ?? "", r.tags.joined(separator: " "), r.alias ?? "", r.userID ?? "",
          r.locale ?? "", r.timeZone ?? "", String(r.badge), r.appVersion ?? "", r.osVersion ?? "", r.deviceModel ?? "",
-         r.properties == "{}" ? "" : r.properties, r.active ? "true" : "false"]
+         r.properties == "{}" ? "" : r.properties, r.active ? "true" : "false", r.inactiveReason ?? "",
+         r.inactiveAt.map(ISO8601.string) ?? ""]
+    }
+
+    /// An exported inactive row (`active` false in JSON, "false" in CSV) imports inactive with its reason and
+    /// time; a retired token must not start getting pushes again because it moved to another server.
+    static func inactive(_ object: [String: JSON]) throws -> InstallationDraft.Inactive? {
+        switch object["active"] {
+        case nil, .null?, .bool(true)?, .string("true")?: return nil
+        case .bool(false)?, .string("false")?: break
+        default: throw APIError.invalid("active", "active must be true or false.")
+        }
+        var at: Date?
+        if let value = object["inactiveAt"], !value.isNull {
+            guard let text = value.stringValue, let date = ISO8601.parse(text) else {
+                throw APIError.invalid("inactiveAt", "inactiveAt must be an ISO 8601 time such as 2026-05-01T08:00:00.000Z.")
+            }
+            at = date
+        }
+        let reason = object["inactiveReason"]?.stringValue
+        if let reason, reason.utf8.count > 64 { throw APIError.invalid("inactiveReason", "inactiveReason must be at most 64 bytes.") }
+        return InstallationDraft.Inactive(reason: reason, at: at)
     }
 }

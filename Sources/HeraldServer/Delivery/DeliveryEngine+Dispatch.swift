@@ -28,8 +28,9 @@ extension DeliveryEngine {
             claimed = try await claim(plan, app: app, now: now, fanOutComplete: fanOutComplete)
         }
         guard !claimed.isEmpty else { return (false, []) }
+        let outcomes: [DeliveryOutcome]
         do {
-            try await record(try await send(claimed, plan, app: app, now: now), pushID: plan.push.id)
+            outcomes = try await send(claimed, plan, app: app, now: now)
         } catch {
             // Whatever failed (a credential that no longer opens, the store), the claimed rows must not
             // stay in flight until the next start: put them back, then report.
@@ -37,6 +38,7 @@ extension DeliveryEngine {
                               pushID: plan.push.id)
             throw error
         }
+        try await record(outcomes, pushID: plan.push.id)
         return (true, [])
     }
 
@@ -106,7 +108,7 @@ extension DeliveryEngine {
                 }
                 return OutgoingNotification(id: d.id, deviceToken: d.deviceToken,
                                             apnsID: stableAPNsID(pushID: plan.push.id, installationID: d.installationID, crypto: env.crypto),
-                                            topic: plan.topic, pushType: plan.spec.pushType, priority: plan.spec.priority,
+                                            topic: plan.topic, pushType: plan.spec.pushType.rawValue, priority: plan.spec.priority,
                                             expiration: plan.spec.expiration, collapseID: plan.spec.collapseID, payload: payload)
             }
             env.metrics.increment("herald_transport_batches_total")
@@ -131,9 +133,15 @@ extension DeliveryEngine {
     }
 
     /// Records a batch's outcomes, retrying a few times: a row left in flight would only be requeued (and
-    /// sent again) at the next start.
+    /// sent again) at the next start. Outcomes the store cannot take are kept and written before the next
+    /// round sends anything (`writeUnwritten`).
     private func record(_ outcomes: [DeliveryOutcome], pushID: String) async throws {
-        try await retrying { _ = try await env.store.recordOutcomes(pushID: pushID, outcomes: outcomes, now: env.clock.now()) }
+        do {
+            try await retrying { _ = try await env.store.recordOutcomes(pushID: pushID, outcomes: outcomes, now: env.clock.now()) }
+        } catch {
+            if error.isStorageFull { state.withLock { $0.unrecordedOutcomes.append((pushID, outcomes)) } }
+            throw error
+        }
         outcomesRecorded(pushID: pushID)
     }
 
@@ -151,7 +159,8 @@ extension DeliveryEngine {
         while true {
             do { return try await write() } catch {
                 attempt += 1
-                if attempt >= 5 { throw error }
+                // A full disk stays full for longer than these retries; the caller keeps what it could not write.
+                if attempt >= 5 || error.isStorageFull { throw error }
                 try? await Task.sleep(for: .milliseconds(100 * attempt))
             }
         }

@@ -33,6 +33,10 @@ public final class DeliveryEngine: Sendable {
         /// Pages read without writing that went out in the previous round, with their outcomes: the next
         /// round writes them while its own batches are out.
         var sentPages: [String: SentPage] = [:]
+        /// What went out but could not be written (the disk was full), oldest first: written before a
+        /// round sends anything else, so nothing sent is forgotten or sent twice once there is room.
+        var unwrittenPages: [SentPage] = []
+        var unrecordedOutcomes: [(pushID: String, outcomes: [DeliveryOutcome])] = []
     }
     typealias SentPage = (page: FanOutPage, outcomes: [DeliveryOutcome])
     let state = Mutex(State())
@@ -48,10 +52,17 @@ public final class DeliveryEngine: Sendable {
 
     func startLoop() {
         let task = Task { [self] in
+            var failures = FailureLog()
             while !state.withLock({ $0.stopping }) {
                 let worked: Bool
-                do { worked = try await runOnce() } catch {
-                    env.log(.error, "delivery round failed: \(error); retrying after \(env.configuration.pollInterval) s")
+                do {
+                    worked = try await runOnce()
+                    if failures.recovered() { env.log(.info, "delivery rounds succeed again") }
+                } catch {
+                    // A full disk fails every round until space is freed: say so once a minute, not four times a second.
+                    if failures.shouldLog(error, now: env.clock.now()) {
+                        env.log(.error, "delivery round failed: \(error); retrying every \(env.configuration.pollInterval) s")
+                    }
                     worked = false
                 }
                 if !worked { await idle(seconds: env.configuration.pollInterval) }
@@ -79,7 +90,9 @@ public final class DeliveryEngine: Sendable {
                 Task { try? await Task.sleep(for: .seconds(grace)); once.resume() }
             }
         }
-        try? await writeSentPages()
+        if (try? await writeUnwritten()) != nil { try? await writeSentPages() }
+        // Outcomes still unwritten are lost with the process; their rows are released and sent again
+        // after the restart, as after a crash.
         _ = try? await env.store.releaseInFlight()
     }
 
@@ -134,6 +147,7 @@ public final class DeliveryEngine: Sendable {
     }
 
     private func round() async throws -> Bool {
+        try await writeUnwritten()
         let now = env.clock.now()
         var worked = try await env.store.promoteScheduled(now: now) > 0
         try await purgeIfDue(now: now)
@@ -211,7 +225,9 @@ public final class DeliveryEngine: Sendable {
                             let sent = try await dispatch(plan, app: app, batch: batch, unsaved: unsaved, fanOutComplete: fannedOut.contains(plan.push.id))
                             return (plan.push.id, sent.worked, sent.unrecorded)
                         } catch {
-                            env.log(.error, "dispatch of push \(plan.push.id) failed: \(error); its claimed deliveries went back to the queue")
+                            env.log(.error, "dispatch of push \(plan.push.id) failed: \(error); " + (error.isStorageFull
+                                ? "what was sent is kept and written before anything else is sent, once the store has room"
+                                : "its claimed deliveries went back to the queue"))
                             return (plan.push.id, false, [])
                         }
                     }
@@ -225,7 +241,10 @@ public final class DeliveryEngine: Sendable {
                 outcomes[id, default: []] += unrecorded
             }
         }
-        let written = try await background
+        // The pages that went out are kept even when the write beside them failed: they are written next round.
+        let written: Set<String>
+        var backgroundFailure: (any Error)?
+        do { written = try await background } catch { written = []; backgroundFailure = error }
         var finishing = Set(active.filter(\.fanoutDone).map(\.id)).union(written)
         for page in pages.values {
             if page.unsaved != nil {
@@ -236,6 +255,7 @@ public final class DeliveryEngine: Sendable {
             }
         }
 
+        if let backgroundFailure { throw backgroundFailure }
         for push in active where finishing.contains(push.id) {
             guard try await env.store.finishIfComplete(pushID: push.id, now: env.clock.now()) else { continue }
             worked = true
@@ -257,13 +277,47 @@ public final class DeliveryEngine: Sendable {
         return try await completed
     }
 
-    /// Writes pages that went out; returns the pushes whose fan-out that completed.
+    /// Writes pages that went out; returns the pushes whose fan-out that completed. A page that cannot be
+    /// written is kept for the next round (`writeUnwritten`), and the first failure is thrown.
     private func writeSent(_ sent: [String: SentPage], now: Date) async throws -> Set<String> {
         var completed = Set<String>()
-        for (id, s) in sent where try await write(s.page, outcomes: s.outcomes, now: now) && s.page.done {
-            completed.insert(id)
+        var failure: (any Error)?
+        for (id, s) in sent {
+            do {
+                if try await write(s.page, outcomes: s.outcomes, now: now), s.page.done { completed.insert(id) }
+            } catch {
+                if error.isStorageFull { state.withLock { $0.unwrittenPages.append(s) } }
+                failure = failure ?? error
+            }
         }
+        if let failure { throw failure }
         return completed
+    }
+
+    /// Writes what earlier rounds sent but could not write, oldest first; throws (and keeps the rest)
+    /// while that still fails, so no round sends more than the store can take.
+    func writeUnwritten() async throws {
+        while let (pushID, outcomes) = state.withLock({ $0.unrecordedOutcomes.first }) {
+            try await keepingOnlyWhileFull {
+                _ = try await env.store.recordOutcomes(pushID: pushID, outcomes: outcomes, now: env.clock.now())
+            }
+            state.withLock { _ = $0.unrecordedOutcomes.removeFirst() }
+            outcomesRecorded(pushID: pushID)
+        }
+        while let page = state.withLock({ $0.unwrittenPages.first }) {
+            try await keepingOnlyWhileFull { _ = try await write(page.page, outcomes: page.outcomes, now: env.clock.now()) }
+            state.withLock { _ = $0.unwrittenPages.removeFirst() }
+        }
+    }
+
+    /// Runs a deferred write; any failure but a full store drops it (it would fail every round), as the
+    /// write would have been dropped when it first failed: its rows are requeued at the next start.
+    private func keepingOnlyWhileFull(_ write: () async throws -> Void) async throws {
+        do { try await write() } catch where error.isStorageFull {
+            throw error
+        } catch {
+            env.log(.error, "a deferred delivery write failed and is dropped (its rows are sent again after a restart): \(error)")
+        }
     }
 
     /// Writes the pages that went out in the last round (at shutdown, so their outcomes are kept).
@@ -300,7 +354,7 @@ public final class DeliveryEngine: Sendable {
             guard let object = try JSON(parsing: push.request).objectValue else { throw APIError.badRequest("stored request is not an object") }
             let spec = try PushSpec.parse(object, now: push.createdAt, checkTimes: false)
             guard let topic = spec.topic ?? app.topic else { throw APIError.missing("options.topic") }
-            let plan = PushPlan(push: push, spec: spec, topic: PushPlan.topic(topic, pushType: spec.pushType),
+            let plan = PushPlan(push: push, spec: spec, topic: spec.pushType.topic(from: topic),
                                 defaultTimeZone: TimeZone(identifier: app.defaultTimeZone) ?? .gmt)
             state.withLock { $0.plans[push.id] = plan }
             return plan
@@ -354,6 +408,32 @@ public final class DeliveryEngine: Sendable {
         let bundle = CredentialBundle(appID: app.id, environment: environment, credential: credential, version: record.updatedAt)
         state.withLock { $0.credentials["\(app.id)|\(environment)"] = (record.updatedAt, bundle) }
         return bundle
+    }
+}
+
+extension Error {
+    var isStorageFull: Bool {
+        if let error = self as? StoreError, case .storageFull = error { return true }
+        return false
+    }
+}
+
+/// Whether a failed delivery round is worth a log line: the first of a run of failures, a different
+/// error, or a minute since the last line.
+struct FailureLog {
+    private var last: (text: String, at: Date)?
+
+    mutating func shouldLog(_ error: any Error, now: Date) -> Bool {
+        let text = "\(error)"
+        if let last, last.text == text, now.timeIntervalSince(last.at) < 60 { return false }
+        last = (text, now)
+        return true
+    }
+
+    /// Ends a run of failures; true if there was one.
+    mutating func recovered() -> Bool {
+        defer { last = nil }
+        return last != nil
     }
 }
 

@@ -15,19 +15,6 @@ final class PushPlan: Sendable {
         self.push = push; self.spec = spec; self.topic = topic; self.defaultTimeZone = defaultTimeZone
     }
 
-    /// The `apns-topic` for a push type: VoIP and others use suffixed topics.
-    static func topic(_ base: String, pushType: String) -> String {
-        switch pushType {
-        case "voip": base.hasSuffix(".voip") ? base : base + ".voip"
-        case "complication": base + ".complication"
-        case "fileprovider": base + ".pushkit.fileprovider"
-        case "liveactivity": base + ".push-type.liveactivity"
-        case "location": base + ".location-query"
-        case "pushtotalk": base + ".voip-ptt"
-        default: base
-        }
-    }
-
     /// The badge every installation gets when the push sets one (increments are applied per installation
     /// at fan-out instead).
     var badgeValue: Int? {

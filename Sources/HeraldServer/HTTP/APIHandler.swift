@@ -4,7 +4,8 @@ import HeraldStore
 
 /// The middleware chain in front of every route: routing (404/405), body limit (413), authentication
 /// (401), key scope (403), per-caller rate limit (429), then the handler; any error becomes the JSON error
-/// body. Nothing is written to the store before all of these pass.
+/// body. Nothing is written to the store before all of these pass. Over HTTP/1.1 the checks that need only
+/// the head (`bodyPolicy`) run before any of the body is read.
 final class APIHandler: Sendable {
     let router: Router
     let authenticator: KeyAuthenticator
@@ -20,6 +21,28 @@ final class APIHandler: Sendable {
         self.metrics = metrics; self.clock = clock; self.maxBodyBytes = maxBodyBytes; self.log = log
     }
 
+    /// What the HTTP server does with a request's body, from its head alone: an unknown route, a missing
+    /// key or an announced body over the route's limit is answered without reading the body; the import
+    /// route streams; every other body is read up to its route's limit.
+    func bodyPolicy(_ head: HTTPRequestHead) -> HTTPBodyPolicy {
+        let rejection: (HTTPResponse, String)
+        switch router.match(method: head.method, path: head.path) {
+        case .found(let route, _):
+            let limit = route.maxBodyBytes ?? maxBodyBytes
+            if route.access != .open && Self.authorization(head.headers) == nil {
+                rejection = (.error(.unauthorized), route.pattern)
+            } else if let length = head.framing.announcedLength, length > limit {
+                rejection = (.error(Self.bodyTooLarge(length, limit: limit)), route.pattern)
+            } else {
+                return route.streamsBody ? .stream(limit: limit) : .collect(limit: limit)
+            }
+        case let unmatched:
+            rejection = (Self.unmatched(head.method, head.path, unmatched), "unmatched")
+        }
+        metrics.increment("herald_http_requests_total", [("route", rejection.1), ("status", String(rejection.0.status))])
+        return .reject(rejection.0)
+    }
+
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let (response, pattern) = await route(request)
         metrics.increment("herald_http_requests_total", [("route", pattern), ("status", String(response.status))])
@@ -29,20 +52,13 @@ final class APIHandler: Sendable {
     private func route(_ request: HTTPRequest) async -> (HTTPResponse, String) {
         let now = clock.now()
         switch router.match(method: request.method, path: request.path) {
-        case .notFound:
-            return (.error(APIError(status: 404, code: "route_not_found", message: "No route \(request.method) \(request.path); see /openapi.json.")), "unmatched")
-        case .methodNotAllowed(let allowed):
-            var h = HTTPHeaders(); h.set("allow", allowed.joined(separator: ", "))
-            return (.error(APIError(status: 405, code: "method_not_allowed", message: "\(request.method) is not allowed here; use \(allowed.joined(separator: " or ")).."), headers: h), "unmatched")
         case .found(let route, let params):
             do {
                 let limit = route.maxBodyBytes ?? maxBodyBytes
-                if request.body.count > limit {
-                    throw APIError(status: 413, code: "body_too_large", message: "The body is \(request.body.count) bytes; this route accepts at most \(limit).")
-                }
+                if request.body.count > limit { throw Self.bodyTooLarge(request.body.count, limit: limit) }
                 var principal: Principal?
                 if route.access != .open {
-                    let p = try await authenticator.authenticate(Self.authorization(request))
+                    let p = try await authenticator.authenticate(Self.authorization(request.headers))
                     try Self.authorize(p, route.access, params)
                     if let wait = limiter.take(p.role == .client(appID: p.appID ?? "") ? "\(p.keyID)|\(request.remoteAddress)" : p.keyID, now: now) {
                         var h = HTTPHeaders(); h.set("retry-after", String(Int(wait.rounded(.up))))
@@ -53,24 +69,54 @@ final class APIHandler: Sendable {
                 let context = RequestContext(request: request, parameters: params, principal: principal, now: now)
                 return (try await route.handler(context), route.pattern)
             } catch let error as APIError {
+                if error.status >= 500 { log(.error, "\(request.method) \(route.pattern) answered \(error)") }
                 return (.error(error), route.pattern)
+            } catch let error as HTTPBodyError {
+                return (.error(Self.apiError(error)), route.pattern)
             } catch let error as StoreError {
                 switch error {
                 case .notFound: return (.error(.notFound("The resource")), route.pattern)
                 case .conflict(let message): return (.error(.conflict(message)), route.pattern)
+                case .storageFull:
+                    log(.error, "\(request.method) \(route.pattern) answered 507: \(error)")
+                    return (.error(.storageFull), route.pattern)
                 }
             } catch {
                 // Details go to the operator's log, not to the caller.
                 log(.error, "\(request.method) \(route.pattern) failed: \(error)")
                 return (.error(APIError(status: 500, code: "internal", message: "Internal error; the request was not completed. Retry, and report it if it persists.")), route.pattern)
             }
+        case let unmatched:
+            return (Self.unmatched(request.method, request.path, unmatched), "unmatched")
+        }
+    }
+
+    /// 404 or 405 for a request no route takes.
+    private static func unmatched(_ method: String, _ path: Substring, _ match: Router.Match) -> HTTPResponse {
+        guard case .methodNotAllowed(let allowed) = match else {
+            return .error(APIError(status: 404, code: "route_not_found", message: "No route \(method) \(path); see /openapi.json."))
+        }
+        var h = HTTPHeaders(); h.set("allow", allowed.joined(separator: ", "))
+        return .error(APIError(status: 405, code: "method_not_allowed", message: "\(method) is not allowed here; use \(allowed.joined(separator: " or "))."), headers: h)
+    }
+
+    private static func bodyTooLarge(_ length: Int, limit: Int) -> APIError {
+        APIError(status: 413, code: "body_too_large", message: "The body is \(length) bytes; this route accepts at most \(limit).")
+    }
+
+    /// A streamed body that broke off, as the caller should hear it.
+    private static func apiError(_ error: HTTPBodyError) -> APIError {
+        switch error {
+        case .tooLarge(let limit): APIError(status: 413, code: "body_too_large", message: "The body is larger than this route's limit of \(limit) bytes; split it.")
+        case .timedOut: APIError(status: 408, code: "request_timeout", message: "The body stopped arriving: \(error).")
+        case .malformed, .connectionClosed: APIError(status: 400, code: "bad_request", message: "The body could not be read: \(error).")
         }
     }
 
     /// The bearer header, or LeanCloud's `X-LC-Key: <key>` / `X-LC-Key: <key>,master` as one.
-    static func authorization(_ request: HTTPRequest) -> String? {
-        if let header = request.headers["authorization"] { return header }
-        guard let lc = request.headers["x-lc-key"], let key = lc.split(separator: ",").first else { return nil }
+    static func authorization(_ headers: HTTPHeaders) -> String? {
+        if let header = headers["authorization"] { return header }
+        guard let lc = headers["x-lc-key"], let key = lc.split(separator: ",").first else { return nil }
         return "Bearer " + key.trimmingCharacters(in: .whitespaces)
     }
 

@@ -11,12 +11,16 @@ public struct Route: Sendable {
     public var summary: String
     /// Largest body accepted, when it differs from the service default (imports).
     public var maxBodyBytes: Int?
+    /// The handler reads the body as it arrives (`request.bodyStream`) instead of receiving it whole, so a
+    /// large body is never held in memory.
+    public var streamsBody: Bool
     let handler: Handler
     let segments: [Substring]
 
-    public init(_ method: String, _ pattern: String, _ access: Access, _ summary: String, maxBodyBytes: Int? = nil, handler: @escaping Handler) {
+    public init(_ method: String, _ pattern: String, _ access: Access, _ summary: String, maxBodyBytes: Int? = nil, streamsBody: Bool = false,
+                handler: @escaping Handler) {
         self.method = method; self.pattern = pattern; self.access = access; self.summary = summary
-        self.maxBodyBytes = maxBodyBytes; self.handler = handler
+        self.maxBodyBytes = maxBodyBytes; self.streamsBody = streamsBody; self.handler = handler
         segments = pattern.split(separator: "/")
     }
 

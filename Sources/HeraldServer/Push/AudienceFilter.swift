@@ -15,7 +15,7 @@ struct AudienceFilter: Sendable {
         var f = AudienceFilter()
         guard let body else { return f }
         try body.rejectUnknown(["locale", "appVersion", "timeZone", "properties"])
-        f.locale = try values(body, "locale")?.map { $0.stringValue.map(normalizeLocale) ?? "" }
+        f.locale = try values(body, "locale")?.map { $0.stringValue.map(LocaleMatch.normalize) ?? "" }
         f.appVersion = try values(body, "appVersion")?.compactMap(\.stringValue)
         f.timeZone = try values(body, "timeZone")?.compactMap(\.stringValue)
         if let props = try body.object("properties") {
@@ -41,13 +41,10 @@ struct AudienceFilter: Sendable {
         }
     }
 
-    static func normalizeLocale(_ s: String) -> String { s.replacingOccurrences(of: "_", with: "-").lowercased() }
-
     func matches(_ m: AudienceMember) -> Bool {
         if let locale {
-            guard let l = m.locale.map(Self.normalizeLocale) else { return false }
-            // "fr" matches fr-FR and fr-CA; "fr-FR" matches only itself.
-            guard locale.contains(where: { l == $0 || l.hasPrefix($0 + "-") }) else { return false }
+            // The device's lookup chain, as content.localized uses it: "fr" names fr-FR and fr-CA, "fr-FR" only fr-FR.
+            guard let chain = m.locale.map(LocaleMatch.fallbacks), locale.contains(where: chain.contains) else { return false }
         }
         if let appVersion { guard let v = m.appVersion, appVersion.contains(v) else { return false } }
         if let timeZone { guard let z = m.timeZone, timeZone.contains(z) else { return false } }

@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import HeraldStore
 
@@ -6,6 +7,8 @@ struct PushContent: Sendable {
     var alert: JSON?
     /// Locale key (as sent, e.g. "fr" or "pt-BR") → alert that replaces or overrides `alert`'s fields.
     var localized: [String: JSON] = [:]
+    /// The keys of `localized` by normalized tag (``LocaleMatch/normalize(_:)``), looked up per device at fan-out.
+    var localizedByTag: [String: String] = [:]
     var sound: JSON?
     var badge: BadgeRule?
     var contentAvailable = false
@@ -15,6 +18,17 @@ struct PushContent: Sendable {
     var interruptionLevel: String?
     var relevanceScore: Double?
     var targetContentID: String?
+    var filterCriteria: String?
+    /// `content-changed`: the widgets push type's reload signal.
+    var contentChanged = false
+    // Live Activity fields (A-LA); times are UNIX seconds, as on the wire.
+    var contentState: [String: JSON]?
+    var event: String?
+    var timestamp: Int?
+    var dismissalDate: Int?
+    var staleDate: Int?
+    var attributesType: String?
+    var attributes: [String: JSON]?
     var data: [String: JSON] = [:]
 
     enum BadgeRule: Sendable, Equatable {
@@ -33,6 +47,37 @@ struct PushContent: Sendable {
 
     var hasVisibleParts: Bool { alert != nil || !localized.isEmpty || sound != nil || badge != nil }
     var isBackgroundOnly: Bool { contentAvailable && !hasVisibleParts }
+    var hasLiveActivityParts: Bool {
+        contentState != nil || event != nil || timestamp != nil || dismissalDate != nil || staleDate != nil
+            || attributesType != nil || attributes != nil
+    }
+
+    /// What APNSCore's push type rules look at (``APNSPushType/check(payload:)``): every variant has the same traits.
+    var traits: APNSPayloadTraits {
+        var visible: [String] = []
+        if alert != nil || !localized.isEmpty { visible.append("alert") }
+        if badge != nil { visible.append("badge") }
+        if sound != nil { visible.append("sound") }
+        return APNSPayloadTraits(hasAps: true, contentAvailable: contentAvailable, userVisibleKeys: visible, hasCustomApsKey: false,
+                                 liveActivityEvent: event.map(APNSLiveActivityEvent.init(rawValue:)), hasTimestamp: timestamp != nil,
+                                 hasAttributesType: attributesType != nil, hasAttributes: attributes != nil)
+    }
+
+    /// The content field that holds what an APNSCore rule found wrong or missing.
+    static func field(for error: APNSValidationError) -> String {
+        switch error {
+        case .backgroundWithoutContentAvailable: "content.contentAvailable"
+        case .liveActivityWithoutEvent, .unknownLiveActivityEvent: "content.event"
+        case .liveActivityWithoutTimestamp: "content.timestamp"
+        case .liveActivityStartIncomplete(let missing):
+            switch missing.first {
+            case "attributes-type": "content.attributesType"
+            case "attributes": "content.attributes"
+            default: "content.alert"
+            }
+        default: "content"
+        }
+    }
 
     static let alertFields: Set<String> = ["title", "subtitle", "body", "launchImage", "titleLocKey", "titleLocArgs",
                                            "subtitleLocKey", "subtitleLocArgs", "locKey", "locArgs"]
@@ -42,14 +87,21 @@ struct PushContent: Sendable {
 
     static func parse(_ body: BodyReader) throws -> PushContent {
         try body.rejectUnknown(["alert", "localized", "sound", "badge", "contentAvailable", "mutableContent", "category",
-                                "threadId", "interruptionLevel", "relevanceScore", "targetContentId", "data"])
+                                "threadId", "interruptionLevel", "relevanceScore", "targetContentId", "filterCriteria",
+                                "contentChanged", "contentState", "event", "timestamp", "dismissalDate", "staleDate",
+                                "attributesType", "attributes", "data"])
         var c = PushContent()
         if let a = body.object["alert"], !a.isNull { c.alert = try parseAlert(a, field: "content.alert") }
         if let loc = try body.object("localized") {
             guard loc.object.count <= 100 else { throw APIError.invalid("content.localized", "content.localized may hold at most 100 locales.") }
-            for (key, value) in loc.object {
+            for key in loc.object.keys.sorted() {
                 _ = try Rules.locale(key, field: "content.localized.\(key)")
-                c.localized[key] = try parseAlert(value, field: "content.localized.\(key)")
+                c.localized[key] = try parseAlert(loc.object[key]!, field: "content.localized.\(key)")
+                let tag = LocaleMatch.normalize(key)
+                if let other = c.localizedByTag[tag] {
+                    throw APIError.invalid("content.localized.\(key)", "content.localized has both \"\(other)\" and \"\(key)\", the same locale; keep one.")
+                }
+                c.localizedByTag[tag] = key
             }
         }
         if let s = body.object["sound"], !s.isNull {
@@ -91,18 +143,36 @@ struct PushContent: Sendable {
             }
             c.interruptionLevel = level
         }
-        c.relevanceScore = try body.double("relevanceScore", range: 0...1)
         c.targetContentID = try body.string("targetContentId", maxLength: 128)
+        c.filterCriteria = try body.string("filterCriteria", maxLength: 256)
+        c.contentChanged = try body.bool("contentChanged") ?? false
+        c.contentState = try body.object("contentState")?.object
+        c.event = try body.string("event", maxLength: 16)   // its values are checked with Apple's other rules, in PushSpec
+        c.timestamp = try unixTime(body, "timestamp")
+        c.dismissalDate = try unixTime(body, "dismissalDate")
+        c.staleDate = try unixTime(body, "staleDate")
+        c.attributesType = try body.string("attributesType", maxLength: 256)
+        c.attributes = try body.object("attributes")?.object
+        // Notifications score 0–1; a Live Activity ranks its updates on any scale (A-payload).
+        c.relevanceScore = try body.double("relevanceScore", range: c.hasLiveActivityParts ? -1e9...1e9 : 0...1)
         if let data = try body.object("data") {
             for key in ["aps", "herald"] where data.has(key) {
                 throw APIError.invalid("content.data.\(key)", "content.data must not contain \"\(key)\": Herald writes it.")
             }
             c.data = data.object
         }
-        if !c.hasVisibleParts && !c.contentAvailable && c.data.isEmpty {
-            throw APIError(status: 422, code: "empty_content", message: "content has nothing to deliver: set alert, sound, badge, contentAvailable or data.", field: "content")
+        if !c.hasVisibleParts && !c.contentAvailable && !c.contentChanged && !c.hasLiveActivityParts && c.data.isEmpty {
+            throw APIError(status: 422, code: "empty_content", message: "content has nothing to deliver: set alert, sound, badge, contentAvailable, contentState or data.", field: "content")
         }
         return c
+    }
+
+    /// A time as APNs writes it (UNIX seconds), given as those seconds or as an ISO 8601 time.
+    static func unixTime(_ body: BodyReader, _ key: String) throws -> Int? {
+        guard let v = body.object[key], !v.isNull else { return nil }
+        if let seconds = v.intValue, seconds >= 0 { return seconds }
+        if let text = v.stringValue, let date = ISO8601.parse(text) { return Int(date.timeIntervalSince1970.rounded(.down)) }
+        throw APIError.invalid(body.name(key), "\(body.name(key)) must be UNIX seconds or an ISO 8601 time such as 2026-05-01T08:00:00Z.")
     }
 
     static func parseAlert(_ value: JSON, field: String) throws -> JSON {
@@ -123,13 +193,10 @@ struct PushContent: Sendable {
         }
     }
 
-    /// The locale key of `localized` that best fits an installation's locale: exact, then language; "" for the default.
+    /// The key of `localized` a device with this locale gets (BCP 47 lookup, ``LocaleMatch``); "" for the default.
     func variant(for locale: String?) -> String {
         guard !localized.isEmpty, let locale else { return "" }
-        let l = AudienceFilter.normalizeLocale(locale)
-        if let exact = localized.keys.first(where: { AudienceFilter.normalizeLocale($0) == l }) { return exact }
-        let language = String(l.prefix { $0 != "-" })
-        return localized.keys.sorted().first(where: { AudienceFilter.normalizeLocale($0) == language }) ?? ""
+        return LocaleMatch.lookup(locale, in: localizedByTag) ?? ""
     }
 
     /// The payload bytes for one variant and badge value.
@@ -154,6 +221,15 @@ struct PushContent: Sendable {
         if let interruptionLevel { aps["interruption-level"] = .string(interruptionLevel) }
         if let relevanceScore { aps["relevance-score"] = .number(relevanceScore) }
         if let targetContentID { aps["target-content-id"] = .string(targetContentID) }
+        if let filterCriteria { aps["filter-criteria"] = .string(filterCriteria) }
+        if contentChanged { aps["content-changed"] = true }
+        if let contentState { aps["content-state"] = .object(contentState) }
+        if let event { aps["event"] = .string(event) }
+        if let timestamp { aps["timestamp"] = .int(timestamp) }
+        if let dismissalDate { aps["dismissal-date"] = .int(dismissalDate) }
+        if let staleDate { aps["stale-date"] = .int(staleDate) }
+        if let attributesType { aps["attributes-type"] = .string(attributesType) }
+        if let attributes { aps["attributes"] = .object(attributes) }
         var root = data
         root["aps"] = .object(aps)
         root["herald"] = ["pushId": .string(pushID)]

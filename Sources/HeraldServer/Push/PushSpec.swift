@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 import HeraldStore
 
@@ -7,7 +8,7 @@ struct PushSpec: Sendable {
     var selector: AudienceSelector
     var filter: AudienceFilter
     var content: PushContent
-    var pushType: String
+    var pushType: APNSPushType
     var priority: Int
     var expiration: Date?
     var collapseID: String?
@@ -17,9 +18,6 @@ struct PushSpec: Sendable {
     var rateLimit: Int?
     var idempotencyKey: String?
     var dryRun: Bool
-
-    static let pushTypes: Set<String> = ["alert", "background", "voip", "complication", "fileprovider", "mdm", "location",
-                                         "liveactivity", "pushtotalk", "widgets", "controls"]
 
     /// `now` is the acceptance time (ttl counts from it). `checkTimes` rejects a sendAt far in the future;
     /// the engine re-parsing an accepted push passes false.
@@ -33,24 +31,32 @@ struct PushSpec: Sendable {
         let options = try body.object("options") ?? BodyReader([:], path: "options")
         try options.rejectUnknown(["pushType", "priority", "expiration", "ttl", "collapseId", "topic", "sendAt", "localTime", "rateLimit"])
 
-        var pushType = try options.string("pushType", maxLength: 32)
-        if let t = pushType, !pushTypes.contains(t) {
-            throw APIError.invalid("options.pushType", "options.pushType must be one of \(pushTypes.sorted().joined(separator: ", ")).")
+        let requestedType = try options.string("pushType", maxLength: 32).map(APNSPushType.init(rawValue:))
+        if let t = requestedType, !t.isKnown {
+            throw APIError.invalid("options.pushType", "options.pushType must be one of \(APNSPushType.allKnown.map(\.rawValue).joined(separator: ", ")).")
         }
         // Derive the type so APNs never drops the push for a missing apns-push-type.
-        if pushType == nil { pushType = content.isBackgroundOnly ? "background" : "alert" }
-        if pushType == "background" && content.hasVisibleParts {
-            throw APIError.invalid("options.pushType", "A background push cannot carry alert, sound or badge; remove them or use pushType alert.")
-        }
-        if pushType == "background" && !content.contentAvailable {
-            throw APIError.invalid("content.contentAvailable", "A background push needs content.contentAvailable: true.")
-        }
+        let pushType = requestedType ?? .inferred(from: content.traits)
         let explicitPriority = try options.int("priority", range: 1...10)
-        if let p = explicitPriority, ![1, 5, 10].contains(p) { throw APIError.invalid("options.priority", "options.priority must be 10, 5 or 1.") }
-        if pushType == "background" && explicitPriority == 10 {
-            throw APIError.invalid("options.priority", "APNs rejects background pushes at priority 10 (BadPriority); use 5 or leave it unset.")
+        let priority = explicitPriority ?? pushType.defaultPriority.rawValue
+        // Apple's rules for the push type, from APNSCore (the same checks the APNs client runs before sending).
+        do {
+            try pushType.check(payload: content.traits)
+        } catch .backgroundWithUserVisibleContent {
+            throw APIError.invalid("options.pushType", "A background push cannot carry alert, sound or badge; remove them or use pushType alert.")
+        } catch {
+            let field = PushContent.field(for: error)
+            let code = switch error {
+            case .liveActivityWithoutEvent, .liveActivityWithoutTimestamp, .liveActivityStartIncomplete: "missing_field"
+            default: "invalid_field"
+            }
+            throw APIError(status: 422, code: code, message: "\(field): \(error) (pushType \(pushType)).", field: field)
         }
-        let priority = explicitPriority ?? (pushType == "background" ? 5 : 10)
+        do {
+            try pushType.check(priority: APNSPriority(rawValue: priority))
+        } catch {
+            throw APIError.invalid("options.priority", "options.priority: \(error).")
+        }
 
         if options.has("expiration") && options.has("ttl") {
             throw APIError.invalid("options.ttl", "Set options.expiration or options.ttl, not both.")
@@ -69,7 +75,7 @@ struct PushSpec: Sendable {
         let localTime = try options.string("localTime", maxLength: 5).map { try LocalTime.parse($0, field: "options.localTime") }
         let rateLimit = try options.int("rateLimit", range: 1...10_000_000)
         let key = try body.string("idempotencyKey", maxLength: 128)
-        return PushSpec(selector: selector, filter: filter, content: content, pushType: pushType!, priority: priority,
+        return PushSpec(selector: selector, filter: filter, content: content, pushType: pushType, priority: priority,
                         expiration: expiration, collapseID: collapseID, topic: topic, sendAt: sendAt, localTime: localTime,
                         rateLimit: rateLimit, idempotencyKey: key, dryRun: try body.bool("dryRun") ?? false)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldHTTP
 
 /// Settings of `herald serve`. Each has one dotted key (`delivery.batchSize`), which the CLI also accepts as
 /// `HERALD_DELIVERY_BATCH_SIZE` and `--delivery-batch-size`; `init(values:)` reads the dotted form.
@@ -16,6 +17,10 @@ public struct HeraldConfiguration: Sendable {
     public var maxBodyBytes: Int = 1 << 20
     /// `api.importMaxBodyBytes`: largest body for bulk import.
     public var importMaxBodyBytes: Int = 256 << 20
+    /// `http.*`: the HTTP/1.1 listener's limits and timeouts (`http.headerTimeout`, `http.bodyTimeout`,
+    /// `http.idleTimeout`, `http.writeTimeout` in seconds; `http.maxConnections`, `http.maxHeaderBytes`,
+    /// `http.maxHeaderCount`, `http.maxRequestLineBytes`).
+    public var httpLimits = HTTP1Limits()
     /// `api.rateLimit` requests per second per key (client keys: per key and remote address); 0 = off.
     public var apiRateLimit: Double = 200
     /// `api.rateBurst`: bucket size of that limit.
@@ -55,7 +60,54 @@ public struct HeraldConfiguration: Sendable {
         "api.rateLimit", "api.rateBurst", "delivery.fanOutBatchSize", "delivery.batchSize", "delivery.concurrency",
         "delivery.pollInterval", "delivery.retryBase", "delivery.retryCap", "delivery.maxAttempts", "delivery.defaultTTL",
         "push.idempotencyWindow", "push.retentionDays", "delivery.workers", "delivery.shutdownGrace",
+        "http.headerTimeout", "http.bodyTimeout", "http.idleTimeout", "http.writeTimeout", "http.maxConnections",
+        "http.maxHeaderBytes", "http.maxHeaderCount", "http.maxRequestLineBytes",
     ]
+
+    /// Keys whose values are secrets: shown masked, never printed or logged.
+    public static let secretKeys: Set<String> = ["secrets.key", "admin.key"]
+
+    /// The key file in use: `secrets.keyFile`, else `secret.key` next to the database.
+    public var effectiveSecretKeyFile: String {
+        secretKeyFile ?? URL(fileURLWithPath: databasePath).deletingLastPathComponent().appendingPathComponent("secret.key").path
+    }
+
+    /// Each key's value as the service uses it (defaults included), for `herald serve --print-config`.
+    /// Secrets say only whether they are set.
+    public var effectiveValues: [String: String] {
+        func number(_ n: Double) -> String { n.rounded() == n && abs(n) < 1e15 ? String(Int(n)) : String(n) }
+        func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+        return [
+            "store.path": databasePath,
+            "secrets.key": secretKey == nil ? "(not set: the key file is used)" : "(set, hidden)",
+            "secrets.keyFile": secretKey == nil ? effectiveSecretKeyFile : "(unused: secrets.key is set)",
+            "admin.key": adminKey == nil ? "(not set: one is generated on first start)" : "(set, hidden)",
+            "api.maxBodyBytes": String(maxBodyBytes),
+            "api.importMaxBodyBytes": String(importMaxBodyBytes),
+            "api.rateLimit": number(apiRateLimit),
+            "api.rateBurst": number(apiRateBurst),
+            "delivery.fanOutBatchSize": String(fanOutBatchSize),
+            "delivery.batchSize": String(dispatchBatchSize),
+            "delivery.concurrency": String(dispatchConcurrency),
+            "delivery.pollInterval": number(pollInterval),
+            "delivery.retryBase": number(retryBase),
+            "delivery.retryCap": number(retryCap),
+            "delivery.maxAttempts": String(maxAttempts),
+            "delivery.defaultTTL": number(defaultTTL),
+            "push.idempotencyWindow": number(idempotencyWindow),
+            "push.retentionDays": number(retentionDays),
+            "delivery.workers": String(runWorkers),
+            "delivery.shutdownGrace": number(shutdownGrace),
+            "http.headerTimeout": number(seconds(httpLimits.headerTimeout)),
+            "http.bodyTimeout": number(seconds(httpLimits.bodyTimeout)),
+            "http.idleTimeout": number(seconds(httpLimits.idleTimeout)),
+            "http.writeTimeout": number(seconds(httpLimits.writeTimeout)),
+            "http.maxConnections": String(httpLimits.maxConnections),
+            "http.maxHeaderBytes": String(httpLimits.maxHeaderBytes),
+            "http.maxHeaderCount": String(httpLimits.maxHeaderCount),
+            "http.maxRequestLineBytes": String(httpLimits.maxRequestLineBytes),
+        ]
+    }
 
     /// A configuration problem, with the key at fault.
     public struct Invalid: Error, CustomStringConvertible, Sendable {
@@ -105,6 +157,14 @@ public struct HeraldConfiguration: Sendable {
                 guard let b = Bool(value) else { throw Invalid(key: key, message: "expected true or false") }
                 runWorkers = b
             case "delivery.shutdownGrace": shutdownGrace = try double(allowZero: true)
+            case "http.headerTimeout": httpLimits.headerTimeout = .milliseconds(Int64(try double() * 1000))
+            case "http.bodyTimeout": httpLimits.bodyTimeout = .milliseconds(Int64(try double() * 1000))
+            case "http.idleTimeout": httpLimits.idleTimeout = .milliseconds(Int64(try double() * 1000))
+            case "http.writeTimeout": httpLimits.writeTimeout = .milliseconds(Int64(try double() * 1000))
+            case "http.maxConnections": httpLimits.maxConnections = try int()
+            case "http.maxHeaderBytes": httpLimits.maxHeaderBytes = try int()
+            case "http.maxHeaderCount": httpLimits.maxHeaderCount = try int()
+            case "http.maxRequestLineBytes": httpLimits.maxRequestLineBytes = try int()
             default: throw Invalid(key: key, message: "unknown key; known keys: \(Self.keys.joined(separator: ", "))")
             }
         }

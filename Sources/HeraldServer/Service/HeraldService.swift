@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import HeraldCrypto
 import HeraldHTTP
 import HeraldStore
 
@@ -8,7 +9,7 @@ import HeraldStore
 ///
 ///     let service = try await HeraldService(configuration: config, transport: apnsTransport)
 ///     let report = try await service.start()          // report.generatedAdminKey: print once
-///     let server = HTTPServer(..., handler: service.handler)
+///     let server = HTTPServer(..., bodyPolicy: service.bodyPolicy, handler: service.handler)
 ///     ...
 ///     await service.shutdown()
 public final class HeraldService: Sendable {
@@ -36,8 +37,14 @@ public final class HeraldService: Sendable {
         self.configuration = configuration
         let dbURL = URL(fileURLWithPath: configuration.databasePath)
         try FileManager.default.createDirectory(at: dbURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let store = try await SQLiteStore(path: configuration.databasePath, now: clock.now())
-        let crypto = try crypto ?? SecretBoxCrypto(secretKey: try Self.secretKey(configuration, nextTo: dbURL))
+        let store = try await SQLiteStore(path: configuration.databasePath, now: clock.now()) { failure in
+            if let failure {
+                log(.error, "\(OperationsAPI.storageReason(failure)); /readyz answers 503 meanwhile")
+            } else {
+                log(.info, "storage has room again: writes succeed and /readyz is ready")
+            }
+        }
+        let crypto = try crypto ?? SecretBoxCrypto(secretKey: try Self.secretKey(configuration))
         let metrics = Metrics()
         let authenticator = KeyAuthenticator(store: store, crypto: crypto)
         let env = ServiceEnvironment(store: store, crypto: crypto, clock: clock, configuration: configuration, metrics: metrics,
@@ -62,6 +69,13 @@ public final class HeraldService: Sendable {
     public var handler: HTTPHandler {
         let api = self.api
         return { request in await api.handle(request) }
+    }
+
+    /// The REST API's body policy for an HTTP/1.1 server (`HTTPServer(bodyPolicy:)`): the checks that need
+    /// only a request's head run before its body is read.
+    public var bodyPolicy: HTTPBodyPolicyProvider {
+        let api = self.api
+        return { head in api.bodyPolicy(head) }
     }
 
     /// Every route, for documentation and the OpenAPI check.
@@ -92,9 +106,9 @@ public final class HeraldService: Sendable {
     }
 
     /// The 32-byte credential-sealing key: from configuration, or a key file created on first start.
-    static func secretKey(_ configuration: HeraldConfiguration, nextTo database: URL) throws -> [UInt8] {
+    static func secretKey(_ configuration: HeraldConfiguration) throws -> [UInt8] {
         if let key = configuration.secretKey { return key }
-        let path = configuration.secretKeyFile ?? database.deletingLastPathComponent().appendingPathComponent("secret.key").path
+        let path = configuration.effectiveSecretKeyFile
         if let data = FileManager.default.contents(atPath: path) {
             guard let text = String(data: data, encoding: .utf8), let key = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), key.count == 32 else {
                 throw HeraldConfiguration.Invalid(key: "secrets.keyFile", message: "\(path) must hold base64 of 32 bytes")
@@ -104,9 +118,10 @@ public final class HeraldService: Sendable {
         var key = [UInt8](repeating: 0, count: 32)
         var rng = SystemRandomNumberGenerator()
         for i in key.indices { key[i] = rng.next() }
-        guard FileManager.default.createFile(atPath: path, contents: Data((Data(key).base64EncodedString() + "\n").utf8),
-                                             attributes: [.posixPermissions: 0o600]) else {
-            throw HeraldConfiguration.Invalid(key: "secrets.keyFile", message: "cannot create \(path); check the directory permissions")
+        do {
+            try writeSecretFile(Array((Data(key).base64EncodedString() + "\n").utf8), to: path)
+        } catch {
+            throw HeraldConfiguration.Invalid(key: "secrets.keyFile", message: "cannot create \(path) (\(error)); check the directory permissions")
         }
         return key
     }

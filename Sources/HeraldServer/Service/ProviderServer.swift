@@ -58,8 +58,9 @@ public final class ProviderServer: Sendable {
         self.transport = transport
     }
 
-    /// Starts everything, logs where it listens and, on first start, the keys (once).
-    public static func start(_ settings: Settings, log: @escaping @Sendable (String) -> Void = { print($0) }) async throws -> ProviderServer {
+    /// Starts everything, logs where it listens and, on first start, the keys (once). `log` also gets what
+    /// the service reports while it runs: failed requests (5xx) with their cause, paused apps, failed rounds.
+    public static func start(_ settings: Settings, log: @escaping LogHandler = { print("\($0.rawValue): \($1)") }) async throws -> ProviderServer {
         var simulator: Simulator?
         var ports: SimulatorPorts?
         var route: APNSClientTransport.SimulatorRoute?
@@ -90,7 +91,7 @@ public final class ProviderServer: Sendable {
         configuration.deliveryTarget = ports.map {
             "credentials made by the built-in APNs simulator deliver to it (sandbox 127.0.0.1:\($0.sandbox), production 127.0.0.1:\($0.production)); other credentials to \(settings.apns.sandbox) / \(settings.apns.production)"
         } ?? "\(settings.apns.sandbox) / \(settings.apns.production)"
-        let service = try await HeraldService(configuration: configuration, transport: transport)
+        let service = try await HeraldService(configuration: configuration, transport: transport, log: log)
         transport.attach(observer: APNSMetricsObserver(metrics: service.metrics))
         let report = try await service.start()
         var bootstrap = Bootstrap(adminKey: report.generatedAdminKey)
@@ -98,12 +99,12 @@ public final class ProviderServer: Sendable {
             bootstrap = try await makeDefaultApp(service: service, adminKey: admin, bundleID: settings.defaultBundleID,
                                                  simulator: simulator, generatedAdmin: report.generatedAdminKey)
         }
-        let http = try HTTPServer(configuration: .init(host: settings.host, port: settings.port,
-                                                       maxBodyBytes: max(settings.service.maxBodyBytes, settings.service.importMaxBodyBytes)),
-                                  handler: service.handler)
+        let http = try HTTPServer(configuration: .init(host: settings.host, port: settings.port, maxBodyBytes: settings.service.maxBodyBytes,
+                                                       limits: settings.service.httpLimits),
+                                  bodyPolicy: service.bodyPolicy, handler: service.handler)
         try await http.start()
         if settings.apns.sandbox != .sandbox || settings.apns.production != .production {
-            log("APNs endpoints: sandbox \(settings.apns.sandbox), production \(settings.apns.production)" + (settings.apns.caFile.map { ", CA \($0)" } ?? ""))
+            log(.info, "APNs endpoints: sandbox \(settings.apns.sandbox), production \(settings.apns.production)" + (settings.apns.caFile.map { ", CA \($0)" } ?? ""))
         }
         let server = ProviderServer(service: service, simulator: simulator, simulatorPorts: ports, bootstrap: bootstrap,
                                     http: http, transport: transport)
@@ -123,20 +124,20 @@ public final class ProviderServer: Sendable {
         await simulator?.stop()
     }
 
-    private func announce(_ settings: Settings, log: (String) -> Void) {
-        log("herald serve listening on http://\(settings.host):\(port) (OpenAPI at /openapi.json, metrics at /metrics)")
-        log("store: \(settings.service.databasePath)")
+    private func announce(_ settings: Settings, log: LogHandler) {
+        log(.info, "herald serve listening on http://\(settings.host):\(port) (OpenAPI at /openapi.json, metrics at /metrics)")
+        log(.info, "store: \(settings.service.databasePath)")
         if let ports = simulatorPorts {
-            log("APNs: credentials made by the built-in simulator (the default app's) deliver to it (sandbox 127.0.0.1:\(ports.sandbox), production 127.0.0.1:\(ports.production)); upload an Apple .p8 key or certificate to deliver through Apple")
-            if ports.inspection != 0 { log("simulator inspection API: http://127.0.0.1:\(ports.inspection)  (herald device / herald sim use it)") }
+            log(.info, "APNs: credentials made by the built-in simulator (the default app's) deliver to it (sandbox 127.0.0.1:\(ports.sandbox), production 127.0.0.1:\(ports.production)); upload an Apple .p8 key or certificate to deliver through Apple")
+            if ports.inspection != 0 { log(.info, "simulator inspection API: http://127.0.0.1:\(ports.inspection)  (herald device / herald sim use it)") }
         } else {
-            log("APNs: built-in simulator off; apps need Apple credentials to deliver")
+            log(.info, "APNs: built-in simulator off; apps need Apple credentials to deliver")
         }
-        if let admin = bootstrap.adminKey { log("admin key (shown once, keep it): \(admin)") }
+        if let admin = bootstrap.adminKey { log(.info, "admin key (shown once, keep it): \(admin)") }
         if let app = bootstrap.appID, let master = bootstrap.masterKey, let client = bootstrap.clientKey {
-            log("default app \(app) topic \(settings.defaultBundleID), credentials from the simulator")
-            log("  master key (server side, shown once): \(master)")
-            log("  client key (embed in the app, shown once): \(client)")
+            log(.info, "default app \(app) topic \(settings.defaultBundleID), credentials from the simulator")
+            log(.info, "  master key (server side, shown once): \(master)")
+            log(.info, "  client key (embed in the app, shown once): \(client)")
         }
     }
 
@@ -166,9 +167,7 @@ public final class ProviderServer: Sendable {
               let custom = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
               let pushID = (custom["herald"] as? [String: Any])?["pushId"] as? String,
               let push = try await store.push(id: pushID) else { return }
-        let matches = try await store.installations(appID: push.appID, query: InstallationQuery(deviceToken: report.deviceToken, limit: 1))
-        guard let installation = matches.first else { return }
-        _ = try await store.recordOpen(appID: push.appID, pushID: pushID, installationID: installation.id, now: Date())
+        _ = try await InstallationsAPI.recordOpen(store: store, appID: push.appID, pushID: pushID, deviceToken: report.deviceToken, now: Date())
     }
 
     /// Whether the built-in simulator made this credential (its key ids, certificates from its CA).

@@ -12,9 +12,8 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(status) \(code): \(message)" + (field.map { " (field \($0))" } ?? "") }
 
     public var json: JSON {
-        var body: [String: JSON] = ["code": .string(code), "message": .string(message)]
-        if let field { body["field"] = .string(field) }
-        return ["error": .object(body)]
+        // `field` is always there (null when no single field is at fault), so clients read one shape.
+        ["error": ["code": .string(code), "message": .string(message), "field": .optional(field)]]
     }
 
     public static func invalid(_ field: String, _ message: String) -> APIError {
@@ -37,4 +36,8 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func forbidden(_ message: String) -> APIError {
         APIError(status: 403, code: "forbidden", message: message)
     }
+
+    /// The store has no room left (`StoreError.storageFull`); the details go to the operator's log.
+    public static let storageFull = APIError(status: 507, code: "storage_full",
+        message: "The server's storage is full, so this request was not completed (an import keeps the lines stored before the failure; sending it again updates them). Data stored earlier is intact. Retry later: the server's operator must free disk space, and the server resumes by itself once there is room.")
 }

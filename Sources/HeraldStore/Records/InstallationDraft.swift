@@ -16,6 +16,19 @@ public struct InstallationDraft: Sendable {
     public var osVersion: String??
     public var deviceModel: String??
     public var properties: String?
+    /// Import only: the installation was inactive where it was exported and stays so, with the reason and time
+    /// it carried, instead of being reactivated by its token as a registration would be.
+    public var inactive: Inactive?
+
+    public struct Inactive: Sendable, Equatable {
+        public var reason: String?
+        public var at: Date?
+
+        public init(reason: String?, at: Date?) {
+            self.reason = reason
+            self.at = at
+        }
+    }
 
     public init(installationID: String? = nil, deviceToken: String? = nil, environment: String? = nil) {
         self.installationID = installationID

@@ -30,7 +30,7 @@ public final class SQLiteConnection: @unchecked Sendable {
     }
 
     private func error(_ rc: Int32, sql: String?) -> SQLiteError {
-        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql, systemErrno: sqlite3_system_errno(handle))
     }
 
     private func statement(_ sql: String) throws -> SQLiteStatement {
@@ -50,7 +50,7 @@ public final class SQLiteConnection: @unchecked Sendable {
         if rc != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? "unknown error"
             sqlite3_free(message)
-            throw SQLiteError(code: rc, message: text, sql: sql)
+            throw SQLiteError(code: rc, message: text, sql: sql, systemErrno: sqlite3_system_errno(handle))
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A SQLite database file in WAL mode with one writer and one reader connection. Each connection lives on
 /// its own serial dispatch queue, so `sqlite3_step` never runs on Swift's cooperative pool; async callers
@@ -9,10 +10,16 @@ public final class SQLiteDatabase: Sendable {
     private let writerQueue: DispatchQueue
     private let readerQueue: DispatchQueue
     public let path: String
+    /// The storage-full failure of the last write, kept until a write that needs fresh space succeeds.
+    private let storageFailure = Mutex<StoreError?>(nil)
+    private let storageChanged: @Sendable (StoreError?) -> Void
 
-    /// Opens (creating if needed) the database at `path`.
-    public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000) throws {
+    /// Opens (creating if needed) the database at `path`. `storageChanged` hears when writes start failing
+    /// for lack of space (with the failure) and when they succeed again (nil), once per change.
+    public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000,
+                storageChanged: @escaping @Sendable (StoreError?) -> Void = { _ in }) throws {
         self.path = path
+        self.storageChanged = storageChanged
         writer = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         try writer.executeScript("""
             PRAGMA journal_mode = WAL;
@@ -27,13 +34,14 @@ public final class SQLiteDatabase: Sendable {
         readerQueue = DispatchQueue(label: "herald.sqlite.reader")
     }
 
-    /// Runs `body` in one write transaction on the writer's queue. A throw rolls everything back.
+    /// Runs `body` in one write transaction on the writer's queue. A throw rolls everything back; a write
+    /// that failed for lack of space throws `StoreError.storageFull`.
     @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
         let connection = writer
         return try await withCheckedThrowingContinuation { continuation in
-            writerQueue.async {
-                continuation.resume(with: Result { try connection.transaction { try body(connection) } })
+            writerQueue.async { [self] in
+                continuation.resume(with: Result { try tracked(connection) { try connection.transaction { try body(connection) } } })
             }
         }
     }
@@ -56,7 +64,53 @@ public final class SQLiteDatabase: Sendable {
     public func withWriter<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
         let connection = writer
         return try await withCheckedThrowingContinuation { continuation in
-            writerQueue.async { continuation.resume(with: Result { try body(connection) }) }
+            writerQueue.async { [self] in continuation.resume(with: Result { try tracked(connection) { try body(connection) } }) }
         }
+    }
+
+    /// Nil while writes succeed. Once one failed for lack of space, that failure, until a probe write that
+    /// needs fresh space succeeds: a small write that fits in pages already allocated proves nothing.
+    /// Costs nothing while no write has failed.
+    public func checkStorage() async -> StoreError? {
+        guard storageFailure.withLock({ $0 }) != nil else { return nil }
+        let connection = writer
+        return await withCheckedContinuation { continuation in
+            writerQueue.async { [self] in
+                probe(connection)
+                continuation.resume(returning: storageFailure.withLock { $0 })
+            }
+        }
+    }
+
+    /// Maps a write that failed for lack of space to `StoreError.storageFull` and remembers it; a write
+    /// that succeeds while it is remembered checks whether space came back.
+    private func tracked<T>(_ connection: SQLiteConnection, _ work: () throws -> T) throws -> T {
+        let result: T
+        do { result = try work() } catch let error as SQLiteError where error.isStorageFull {
+            let failure = StoreError.storageFull("\(error.message) (database \(path))")
+            let first = storageFailure.withLock { s in defer { s = failure }; return s == nil }
+            if first { storageChanged(failure) }
+            throw failure
+        }
+        if storageFailure.withLock({ $0 }) != nil { probe(connection) }
+        return result
+    }
+
+    /// Writes and drops 64 KB in one committed transaction (new pages in the file and frames in the WAL),
+    /// which succeeds only when the store has room again. Runs only while a storage failure is remembered.
+    private func probe(_ connection: SQLiteConnection) {
+        do {
+            try connection.transaction {
+                try connection.executeScript("""
+                    CREATE TABLE herald_storage_probe (b BLOB);
+                    INSERT INTO herald_storage_probe VALUES (zeroblob(65536));
+                    DROP TABLE herald_storage_probe;
+                    """)
+            }
+        } catch {
+            return
+        }
+        let recovered = storageFailure.withLock { s in defer { s = nil }; return s != nil }
+        if recovered { storageChanged(nil) }
     }
 }

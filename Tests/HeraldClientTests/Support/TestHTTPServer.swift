@@ -27,6 +27,8 @@ final class TestHTTPServer: @unchecked Sendable {
         case respond(status: Int, body: String = "", headers: [String: String] = [:], delay: TimeInterval = 0)
         /// Close the connection without answering.
         case hangUp
+        /// A 200 without Content-Length: the body ends when the connection closes.
+        case unsized(body: String, headers: [String: String] = [:])
 
         static func json(_ status: Int, _ body: String, headers: [String: String] = [:]) -> Reply {
             .respond(status: status, body: body, headers: ["Content-Type": "application/json"].merging(headers) { $1 })
@@ -186,6 +188,10 @@ final class TestHTTPServer: @unchecked Sendable {
             for (name, value) in extra { text += "\(name): \(value)\r\n" }
             text += "\r\n"
             write(connection, Array(text.utf8) + bytes)
+        case .unsized(let body, let extra):
+            var text = "HTTP/1.1 200 OK\r\nConnection: close\r\n"
+            for (name, value) in extra { text += "\(name): \(value)\r\n" }
+            write(connection, Array((text + "\r\n").utf8) + Array(body.utf8))
         }
     }
 

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Creates (once) the virtual environment of the third-party Python clients the tests run against Herald:
+# real APNs provider libraries, so the simulator is checked against what users' code actually sends.
+# Prints the environment's python on stdout. The versions are pinned so a test run is repeatable.
+set -euo pipefail
+venv="${1:-.build/python-clients}"
+packages=(kalyke-apns==1.5.0)
+stamp="$venv/.installed-$(printf '%s\n' "${packages[@]}" | sha256sum | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+  rm -rf "$venv"
+  python3 -m venv "$venv" >&2
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "${packages[@]}" >&2
+  touch "$stamp"
+fi
+echo "$(cd "$venv" && pwd)/bin/python"
