@@ -5,8 +5,15 @@ CONFIG ?= debug
 APT_PACKAGES := libssl-dev libnghttp2-dev libsqlite3-dev libpq-dev libjemalloc-dev pkg-config zlib1g-dev python3-venv
 BENCH_APT_PACKAGES := nghttp2-client nghttp2-server wrk python3-venv
 
-.PHONY: deps build run test bench install clean
+.PHONY: deps build run test bench install clean fuzz-build fuzz fuzz-smoke
 PREFIX ?= /usr/local
+# Fuzzing (docs/security.md): seconds per target for `make fuzz`, and for the pass `make test` ends with.
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 10
+# The fuzz targets are a package of their own (Fuzz/); every Swift module they use, Herald's parsers
+# included, is built with libFuzzer's coverage instrumentation and AddressSanitizer. libFuzzer and the
+# sanitizer runtimes ship with the Swift toolchain, so `deps` installs nothing more for them.
+FUZZ_BUILD := $(SWIFT) build --package-path Fuzz -c debug -Xswiftc -sanitize=fuzzer,address
 
 deps:
 	@./scripts/install-deps.sh $(APT_PACKAGES)
@@ -23,6 +30,17 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --product herald
 	HERALD_KALYKE_PYTHON=$$(./scripts/python-clients.sh) $(SWIFT) test --skip-build
+	$(MAKE) fuzz-smoke
+
+fuzz-build: deps
+	$(FUZZ_BUILD)
+
+# FUZZ_MERGE=1 adds the inputs that found new coverage to Fuzz/Corpus.
+fuzz: fuzz-build
+	./scripts/fuzz.sh $(FUZZ_SECONDS)
+
+fuzz-smoke: fuzz-build
+	./scripts/fuzz.sh $(FUZZ_SMOKE_SECONDS)
 
 bench: deps
 	@./scripts/install-deps.sh $(BENCH_APT_PACKAGES)
@@ -34,4 +52,4 @@ install: deps
 	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/herald" "$(PREFIX)/bin/herald"
 
 clean:
-	rm -rf .build
+	rm -rf .build Fuzz/.build Fuzz/.work

@@ -10,6 +10,9 @@ let package = Package(
         .executable(name: "herald", targets: ["herald"]),
         .library(name: "HeraldClient", targets: ["HeraldClient"]),
         .library(name: "APNSClient", targets: ["APNSClient"]),
+        // Not API: Fuzz/Package.swift can only depend on products, and its targets reach the parsers
+        // in these modules (through public and `@_spi(Fuzzing)` declarations).
+        .library(name: "_HeraldFuzzing", targets: ["APNSCore", "HeraldHTTP", "HeraldServer"]),
     ],
     targets: [
         // C layer

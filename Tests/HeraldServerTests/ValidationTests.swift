@@ -99,8 +99,18 @@ import Testing
         #expect(try JSON(parsing: v.encoded) == v)
     }
 
+    @Test func aHighSurrogateWithoutItsLowHalfBecomesAReplacementCharacter() throws {
+        // A Fuzz/fuzz-server-json crash: `\uD800` before an escape that is not a low surrogate
+        // overflowed UInt32 arithmetic, so such a request body crashed the server.
+        #expect(try JSON(parsing: #""\uD800\u0041""#) == .string("\u{FFFD}A"))
+        #expect(try JSON(parsing: #""\udbff\udbff\udc00""#) == .string("\u{FFFD}\u{10FC00}"))
+    }
+
+    // `1e999`: found by Fuzz/fuzz-server-json (infinity was encoded back as `null`).
+    // `\u+041`: UInt32(_:radix:) takes a sign.
     @Test(arguments: ["", "{", "{\"a\"}", "[1,]", "{\"a\":1}x", "\"unterminated", "tru", "{\"a\":\u{01}}",
-                      String(repeating: "[", count: 100) + String(repeating: "]", count: 100)])
+                      String(repeating: "[", count: 100) + String(repeating: "]", count: 100),
+                      "1e999", "[-1e400]", #""\u+041""#])
     func rejectsMalformedInput(_ text: String) {
         #expect(throws: JSONParseError.self) { try JSON(parsing: text) }
     }

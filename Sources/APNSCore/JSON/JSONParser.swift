@@ -307,8 +307,9 @@ struct JSONParser {
         if isInteger, let integer = parseInt(text) {
             return .int(integer)
         }
-        // Digits only from here on, so the ASCII decode cannot fail and Double accepts it.
-        guard let double = Double(String(decoding: text, as: UTF8.self)) else {
+        // Double turns a magnitude past its range (`1e999`) into infinity rather than failing, and
+        // JSON has no way to write infinity back (the writer makes it `null`).
+        guard let double = Double(String(decoding: text, as: UTF8.self)), double.isFinite else {
             position = start
             throw fail("number out of range")
         }

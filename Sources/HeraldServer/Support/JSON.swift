@@ -194,8 +194,12 @@ struct JSONParser {
     }
 
     mutating func hex4() throws -> UInt32 {
-        guard i + 4 <= bytes.count, let v = UInt32(String(decoding: bytes[i..<i + 4], as: UTF8.self), radix: 16) else {
-            throw fail("bad \\u escape")
+        guard i + 4 <= bytes.count else { throw fail("bad \\u escape") }
+        var v: UInt32 = 0
+        // Digit by digit: UInt32(_:radix:) would also take a sign (`\u+041`).
+        for byte in bytes[i..<i + 4] {
+            guard let digit = Character(Unicode.Scalar(byte)).hexDigitValue else { throw fail("bad \\u escape") }
+            v = v << 4 | UInt32(digit)
         }
         i += 4
         return v
@@ -224,9 +228,16 @@ struct JSONParser {
             case UInt8(ascii: "u"):
                 var code = try hex4()
                 if (0xD800..<0xDC00).contains(code), i + 6 <= bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") {
+                    let next = i
                     i += 2
                     let low = try hex4()
-                    code = 0x10000 + ((code - 0xD800) << 10) + (low &- 0xDC00)
+                    if (0xDC00..<0xE000).contains(low) {
+                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                    } else {
+                        // Not a pair: the high surrogate alone becomes U+FFFD below, as an unpaired one
+                        // always has, and the escape after it is read again as a character of its own.
+                        i = next
+                    }
                 }
                 out.append(contentsOf: Array(String(Unicode.Scalar(code).map(Character.init) ?? "\u{FFFD}").utf8))
             default: throw fail("bad escape in a string")
@@ -239,7 +250,9 @@ struct JSONParser {
         let start = i
         while i < bytes.count, (bytes[i] >= 0x30 && bytes[i] <= 0x39) || bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+")
                 || bytes[i] == UInt8(ascii: ".") || bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") { i += 1 }
-        guard i > start, let n = Double(String(decoding: bytes[start..<i], as: UTF8.self)) else {
+        // Double turns a magnitude past its range (`1e999`) into infinity rather than failing, and
+        // JSON has no way to write infinity back (`encoded` makes it `null`).
+        guard i > start, let n = Double(String(decoding: bytes[start..<i], as: UTF8.self)), n.isFinite else {
             i = start
             throw fail("unexpected character")
         }
