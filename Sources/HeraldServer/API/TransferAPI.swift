@@ -39,9 +39,9 @@ struct TransferAPI {
         var errors: [JSON] = []
         var failed = 0, created = 0, updated = 0
         var batch: [InstallationDraft] = []
-        func reject(_ line: Int, _ error: APIError) {
+        func reject(_ line: Int, _ message: String, field: String? = nil) {
             failed += 1
-            if errors.count < 100 { errors.append(["line": .int(line), "field": .optional(error.field), "message": .string(error.message)]) }
+            if errors.count < 100 { errors.append(["line": .int(line), "field": .optional(field), "message": .string(message)]) }
         }
         func flush() async throws {
             guard !batch.isEmpty else { return }
@@ -55,23 +55,23 @@ struct TransferAPI {
             do {
                 var draft = try InstallationInput.parse(BodyReader(object))
                 draft.inactive = try Self.inactive(object)
-                guard draft.installationID != nil || draft.deviceToken != nil else { throw APIError.missing("installationId") }
+                guard draft.installationID != nil || draft.deviceToken != nil else { throw ServiceError.missing("installationId") }
                 batch.append(draft)
-            } catch let e as APIError { reject(line, e) } catch { reject(line, .badRequest("\(error)")) }
+            } catch let e as ServiceError { reject(line, e.message, field: e.field) } catch { reject(line, "\(error)") }
         }
 
         var csvHeader: [String]?
         func take(_ record: RecordSplitter.Record) throws {
             if record.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) && !record.truncated { return }
             if record.truncated {
-                return reject(record.line, .badRequest("the line is longer than \(Self.maxLineBytes) bytes; one installation is far smaller"))
+                return reject(record.line, "the line is longer than \(Self.maxLineBytes) bytes; one installation is far smaller")
             }
             switch format {
             case .jsonl:
-                do {
-                    guard let object = try JSON(parsing: record.bytes).objectValue else { throw APIError.badRequest("line is not a JSON object") }
-                    add(record.line, object)
-                } catch let e as APIError { reject(record.line, e) } catch { reject(record.line, .badRequest("invalid JSON: \(error)")) }
+                let value: JSON
+                do { value = try JSON(parsing: record.bytes) } catch { return reject(record.line, "invalid JSON: \(error)") }
+                guard let object = value.objectValue else { return reject(record.line, "line is not a JSON object") }
+                add(record.line, object)
             case .csv:
                 var reader = CSV.Reader(record.bytes)
                 guard let fields = reader.next()?.fields else { return }
@@ -164,17 +164,17 @@ struct TransferAPI {
         switch object["active"] {
         case nil, .null?, .bool(true)?, .string("true")?: return nil
         case .bool(false)?, .string("false")?: break
-        default: throw APIError.invalid("active", "active must be true or false.")
+        default: throw ServiceError.invalid("active", "active must be true or false.")
         }
         var at: Date?
         if let value = object["inactiveAt"], !value.isNull {
             guard let text = value.stringValue, let date = ISO8601.parse(text) else {
-                throw APIError.invalid("inactiveAt", "inactiveAt must be an ISO 8601 time such as 2026-05-01T08:00:00.000Z.")
+                throw ServiceError.invalid("inactiveAt", "inactiveAt must be an ISO 8601 time such as 2026-05-01T08:00:00.000Z.")
             }
             at = date
         }
         let reason = object["inactiveReason"]?.stringValue
-        if let reason, reason.utf8.count > 64 { throw APIError.invalid("inactiveReason", "inactiveReason must be at most 64 bytes.") }
+        if let reason, reason.utf8.count > 64 { throw ServiceError.invalid("inactiveReason", "inactiveReason must be at most 64 bytes.") }
         return InstallationDraft.Inactive(reason: reason, at: at)
     }
 }
