@@ -4,8 +4,8 @@ import HeraldCrypto
 import HeraldHTTP
 import HeraldStore
 
-/// The provider service: REST API (`handler`), store and delivery engine. Build it, `start()` it, serve
-/// `handler` over HTTP, and `shutdown()` it:
+/// The provider service: its operations (`services`), the REST API over them (`handler`), store and delivery
+/// engine. Build it, `start()` it, serve `handler` over HTTP, and `shutdown()` it:
 ///
 ///     let service = try await HeraldService(configuration: config, transport: apnsTransport)
 ///     let report = try await service.start()          // report.generatedAdminKey: print once

@@ -95,6 +95,7 @@ public final class ProviderServer: Sendable {
         transport.attach(observer: APNSMetricsObserver(metrics: service.metrics))
         let report = try await service.start()
         var bootstrap = Bootstrap(adminKey: report.generatedAdminKey)
+        // A start that found its admin key already stored is not a first start.
         if report.generatedAdminKey != nil || settings.service.adminKey != nil, let simulator {
             bootstrap = try await makeDefaultApp(service: service, bundleID: settings.defaultBundleID,
                                                  simulator: simulator, generatedAdmin: report.generatedAdminKey)
