@@ -79,3 +79,18 @@ import HeraldStore
         #expect(try await installations.aliases(appID: app.id, after: nil, limit: 10).items.isEmpty)
     }
 }
+
+extension InstallationsServiceTests {
+    @Test func anImportBatchKeepsInactiveRowsInactive() async throws {
+        let t = try await TestService()
+        let app = try await t.serviceApp()
+        try await t.serviceRegister(app.id, "i-1", token: token(1))
+        var retired = InstallationDraft(installationID: "i-2", deviceToken: token(2), environment: "production")
+        retired.inactive = .init(reason: "Unregistered", at: start.addingTimeInterval(-60))
+        let result = try await t.services.installations.importBatch(appID: app.id, [InstallationDraft(installationID: "i-1", deviceToken: token(1)), retired])
+        #expect(result.created == 1 && result.updated == 1)
+        let row = try await t.services.installations.get(appID: app.id, id: "i-2")
+        #expect(!row.active && row.inactiveReason == "Unregistered")
+        await #expect(throws: ServiceError.self) { try await t.services.installations.importBatch(appID: app.id, [InstallationDraft(environment: "sandbox")]) }
+    }
+}

@@ -2,8 +2,9 @@ import Foundation
 import HeraldHTTP
 import HeraldStore
 
-/// The device registry over REST (`InstallationsService`, `OpensService`). Client keys (shipped inside the app) may create, update and delete an
-/// installation they name by id, change its tags, and report opens; everything else needs the master key.
+/// The device registry over REST (`InstallationsService`, `OpensService`). Client keys (shipped inside the
+/// app) may create, update and delete an installation they name by id, change its tags, and report opens;
+/// everything else needs the master key.
 struct InstallationsAPI {
     let installations: InstallationsService
     let opens: OpensService

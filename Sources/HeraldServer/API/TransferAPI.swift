@@ -2,13 +2,14 @@ import Foundation
 import HeraldHTTP
 import HeraldStore
 
-/// Bulk import and export of installations, as JSON lines (one installation object per line, the same
-/// shape the API returns) or CSV (one column per field; tags space-separated; properties as JSON text).
-/// Export streams page by page; import reads its body as it arrives (the file is never held whole) and
+/// Bulk import and export of installations over REST (`InstallationsService.importBatch` and `query`), as
+/// JSON lines (one installation object per line, the same shape the API returns) or CSV (one column per
+/// field; tags space-separated; properties as JSON text). Export streams page by page; import reads its body as it arrives (the file is never held whole) and
 /// commits in batches of `batchSize` per transaction. An export imports back unchanged into another app or
 /// server.
 struct TransferAPI {
     let env: ServiceEnvironment
+    let installations: InstallationsService
     static let batchSize = 2_000
     static let csvColumns = ["installationId", "deviceToken", "environment", "topic", "tags", "alias", "userId", "locale", "timeZone",
                              "badge", "appVersion", "osVersion", "deviceModel", "properties", "active", "inactiveReason", "inactiveAt"]
@@ -45,8 +46,7 @@ struct TransferAPI {
         }
         func flush() async throws {
             guard !batch.isEmpty else { return }
-            let ids = batch.map { _ in env.newID() }
-            let result = try await env.store.importInstallations(appID: appID, drafts: batch, newIDs: ids, now: ctx.now)
+            let result = try await installations.importBatch(appID: appID, batch)
             created += result.created
             updated += result.updated
             batch.removeAll(keepingCapacity: true)
@@ -105,24 +105,24 @@ struct TransferAPI {
     func export(_ ctx: RequestContext) async throws -> HTTPResponse {
         let appID = try ctx.appID
         let format = try format(ctx)
-        let store = env.store
+        let installations = self.installations
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .bufferingOldest(4))
         let producer = Task {
             if format == .csv { continuation.yield(Array(CSV.line(Self.csvColumns).utf8)) }
             var after: Int64 = 0
             do {
                 while !Task.isCancelled {
-                    let page = try await store.installations(appID: appID, query: InstallationQuery(afterSeq: after, limit: 1_000))
+                    let page = try await installations.query(appID: appID, InstallationQuery(afterSeq: after, limit: 1_000))
                     var chunk = ""
-                    for r in page {
+                    for r in page.items {
                         switch format {
                         case .jsonl: chunk += InstallationInput.json(r).encoded + "\n"
                         case .csv: chunk += CSV.line(Self.csvRow(r))
                         }
                     }
                     if !chunk.isEmpty { continuation.yield(Array(chunk.utf8)) }
-                    guard page.count == 1_000, let last = page.last else { break }
-                    after = last.seq
+                    guard let next = page.next else { break }
+                    after = next
                 }
             } catch {
                 // The status line is gone already; end the body so the client sees a short export.

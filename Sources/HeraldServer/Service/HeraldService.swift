@@ -61,7 +61,7 @@ public final class HeraldService: Sendable {
         let startedFlag = started
         let routes = AppsAPI(apps: services.apps, credentials: services.credentials).routes
             + InstallationsAPI(installations: services.installations, opens: services.opens).routes
-            + TransferAPI(env: env).routes + PushesAPI(pushes: services.pushes).routes
+            + TransferAPI(env: env, installations: services.installations).routes + PushesAPI(pushes: services.pushes).routes
             + LeanCloudCompatAPI(installations: services.installations, pushes: services.pushes).routes
             + OperationsAPI(env: env, isReady: { startedFlag.isSet }).routes
         api = APIHandler(router: Router(routes: routes), authenticator: authenticator,

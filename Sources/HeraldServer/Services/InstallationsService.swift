@@ -16,6 +16,16 @@ struct InstallationsService: Sendable {
         return (record, created)
     }
 
+    /// One batch of an import, in one transaction. Unlike `register`, an inactive draft (exported inactive)
+    /// stays inactive: a retired token must not start getting pushes again because it moved.
+    func importBatch(appID: String, _ drafts: [InstallationDraft]) async throws -> (created: Int, updated: Int) {
+        guard !drafts.isEmpty else { return (0, 0) }
+        if let i = drafts.firstIndex(where: { $0.installationID == nil && $0.deviceToken == nil }) {
+            throw ServiceError.missing("installationId", "Draft \(i) has neither installationId nor deviceToken.")
+        }
+        return try await env.store.importInstallations(appID: appID, drafts: drafts, newIDs: drafts.map { _ in env.newID() }, now: env.clock.now())
+    }
+
     /// By Herald's id or the app's installationId.
     func get(appID: String, id: String) async throws -> InstallationRecord {
         guard let r = try await env.store.installation(appID: appID, id: id) else { throw Self.notFound(id) }
