@@ -125,3 +125,24 @@ let p8Credential: JSON = [
 func token(_ n: Int) -> String { String(format: "%064x", n) }
 
 func payload(_ n: OutgoingNotification) -> JSON { (try? JSON(parsing: n.payload)) ?? .null }
+
+extension TestService {
+    var services: Services { service.services }
+
+    /// An app made through the services (no REST), with token credentials for both environments.
+    func serviceApp(topic: String? = "com.example.demo") async throws -> AppRecord {
+        let app = try await services.apps.create(try AppInput(name: "Demo", topic: topic)).app
+        let credential = try CredentialInput.token(keyID: "ABC123DEFG", teamID: "TEAM123456", key: p8Credential["key"]!.stringValue!)
+        for environment in CredentialsService.environments {
+            _ = try await services.credentials.put(appID: app.id, environment: environment, credential)
+        }
+        return app
+    }
+
+    @discardableResult
+    func serviceRegister(_ appID: String, _ installationID: String, token: String, tags: [String] = []) async throws -> InstallationRecord {
+        var draft = InstallationDraft(installationID: installationID, deviceToken: token, environment: "production")
+        draft.tags = tags
+        return try await services.installations.register(appID: appID, draft).installation
+    }
+}

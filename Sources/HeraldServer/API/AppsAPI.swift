@@ -2,10 +2,12 @@ import Foundation
 import HeraldHTTP
 import HeraldStore
 
-/// Apps, their keys and their APNs credentials. Admin keys do everything here; an app's master key may
-/// read and change its own app, rotate its keys and upload its credentials.
+/// Apps, their keys and their APNs credentials over REST (`AppsService`, `CredentialsService`). Admin keys
+/// do everything here; an app's master key may read and change its own app, rotate its keys and upload its
+/// credentials (`Access.appAdmin`).
 struct AppsAPI {
-    let env: ServiceEnvironment
+    let apps: AppsService
+    let credentials: CredentialsService
 
     var routes: [Route] {
         [
@@ -37,95 +39,56 @@ struct AppsAPI {
          "createdAt": ISO8601.json(key.createdAt), "revokedAt": ISO8601.json(key.revokedAt)]
     }
 
-    func loadApp(_ ctx: RequestContext) async throws -> AppRecord {
-        guard let app = try await env.store.app(id: ctx.parameter("appId")) else { throw APIError.notFound("App \(ctx.parameter("appId"))") }
-        return app
-    }
-
     func create(_ ctx: RequestContext) async throws -> HTTPResponse {
-        let body = BodyReader(try ctx.jsonObject())
-        try body.rejectUnknown(["name", "topic", "defaultTimeZone", "rateLimit"])
-        let name = try body.requiredString("name", maxLength: 128)
-        let topic = try body.string("topic", maxLength: 255)
-        let zone = try Rules.timeZone(try body.string("defaultTimeZone", maxLength: 64), field: "defaultTimeZone") ?? "UTC"
-        let rate = try body.int("rateLimit", range: 1...10_000_000)
-        let app = AppRecord(id: env.newID("app_"), name: name, topic: topic, defaultTimeZone: zone, rateLimit: rate, createdAt: ctx.now, updatedAt: ctx.now)
-        let master = env.authenticator.issue(scope: .master, appID: app.id, now: ctx.now)
-        let client = env.authenticator.issue(scope: .client, appID: app.id, now: ctx.now)
-        try await env.store.createApp(app, keys: [master.record, client.record])
-        var out = Self.json(app)
+        let created = try await apps.create(try AppInput.parse(BodyReader(try ctx.jsonObject())))
+        var out = Self.json(created.app)
         if case .object(var o) = out {
-            o["keys"] = ["master": .string(master.secret), "client": .string(client.secret)]
+            o["keys"] = ["master": .string(created.masterKey), "client": .string(created.clientKey)]
             out = .object(o)
         }
-        return .json(201, out, headers: ["location": "/v1/apps/\(app.id)"])
+        return .json(201, out, headers: ["location": "/v1/apps/\(created.app.id)"])
     }
 
     func list(_ ctx: RequestContext) async throws -> HTTPResponse {
-        .json(200, ["apps": .array(try await env.store.apps().map(Self.json))])
+        .json(200, ["apps": .array(try await apps.list().map(Self.json))])
     }
 
     func get(_ ctx: RequestContext) async throws -> HTTPResponse {
-        .json(200, Self.json(try await loadApp(ctx)))
+        .json(200, Self.json(try await apps.get(id: ctx.parameter("appId"))))
     }
 
     func update(_ ctx: RequestContext) async throws -> HTTPResponse {
-        let body = BodyReader(try ctx.jsonObject())
-        try body.rejectUnknown(["name", "topic", "defaultTimeZone", "rateLimit"])
-        var app = try await loadApp(ctx)
-        if let v = try body.string("name", maxLength: 128) { app.name = v }
-        if let v = try body.nullableString("topic", maxLength: 255) { app.topic = v }
-        if let v = try Rules.timeZone(try body.string("defaultTimeZone", maxLength: 64), field: "defaultTimeZone") { app.defaultTimeZone = v }
-        if body.has("rateLimit") { app.rateLimit = try body.int("rateLimit", range: 1...10_000_000) }
-        app.updatedAt = ctx.now
-        try await env.store.updateApp(app)
-        return .json(200, Self.json(app))
+        let changes = try AppChanges.parse(BodyReader(try ctx.jsonObject()))
+        return .json(200, Self.json(try await apps.update(id: ctx.parameter("appId"), changes)))
     }
 
     func delete(_ ctx: RequestContext) async throws -> HTTPResponse {
-        guard try await env.store.deleteApp(id: ctx.parameter("appId")) else { throw APIError.notFound("App \(ctx.parameter("appId"))") }
+        try await apps.delete(id: ctx.parameter("appId"))
         return .noContent
     }
 
     func listKeys(_ ctx: RequestContext) async throws -> HTTPResponse {
-        let app = try await loadApp(ctx)
-        return .json(200, ["keys": .array(try await env.store.keys(appID: app.id).map(Self.json))])
+        .json(200, ["keys": .array(try await apps.keys(appID: ctx.parameter("appId")).map(Self.json))])
     }
 
     func rotate(_ ctx: RequestContext) async throws -> HTTPResponse {
-        let app = try await loadApp(ctx)
-        guard let scope = KeyScope(rawValue: ctx.parameter("scope")), scope != .admin else {
-            throw APIError(status: 404, code: "not_found", message: "Key scope must be master or client.", field: "scope")
-        }
-        let issued = env.authenticator.issue(scope: scope, appID: app.id, now: ctx.now)
-        try await env.store.rotateKey(issued.record, revokingScope: scope, at: ctx.now)
-        var out = Self.json(issued.record)
-        if case .object(var o) = out { o["key"] = .string(issued.secret); out = .object(o) }
-        return .json(201, out)
+        guard let scope = KeyScope(rawValue: ctx.parameter("scope")) else { throw AppsService.unknownScope }
+        return Self.created(try await apps.rotateKey(appID: ctx.parameter("appId"), scope: scope))
     }
 
     func rotateAdmin(_ ctx: RequestContext) async throws -> HTTPResponse {
-        let issued = env.authenticator.issue(scope: .admin, appID: nil, now: ctx.now)
-        try await env.store.rotateKey(issued.record, revokingScope: .admin, at: ctx.now)
-        var out = Self.json(issued.record)
+        Self.created(try await apps.rotateAdminKey())
+    }
+
+    static func created(_ issued: AppsService.IssuedKey) -> HTTPResponse {
+        var out = json(issued.record)
         if case .object(var o) = out { o["key"] = .string(issued.secret); out = .object(o) }
         return .json(201, out)
     }
 
     func putCredential(_ ctx: RequestContext) async throws -> HTTPResponse {
-        let app = try await loadApp(ctx)
-        let environment = ctx.parameter("environment")
-        guard environment == "sandbox" || environment == "production" else {
-            throw APIError(status: 404, code: "not_found", message: "Environment must be sandbox or production.", field: "environment")
-        }
-        let body = BodyReader(try ctx.jsonObject())
-        let credential = try CredentialInput.parse(body)
-        let sealed = try env.crypto.seal(Array(credential.material.encoded.utf8))
-        let record = CredentialRecord(appID: app.id, environment: environment, kind: credential.kind, sealed: sealed,
-                                      keyID: credential.keyID, teamID: credential.teamID, topic: credential.topic,
-                                      createdAt: ctx.now, updatedAt: ctx.now)
-        try await env.store.saveCredential(record)
-        return .json(200, Self.json(record))
+        let input = try CredentialInput.parse(BodyReader(try ctx.jsonObject()))
+        return .json(200, Self.json(try await credentials.put(appID: ctx.parameter("appId"), environment: ctx.parameter("environment"), input)))
     }
 
     static func json(_ c: CredentialRecord) -> JSON {
@@ -134,15 +97,11 @@ struct AppsAPI {
     }
 
     func listCredentials(_ ctx: RequestContext) async throws -> HTTPResponse {
-        let app = try await loadApp(ctx)
-        return .json(200, ["credentials": .array(try await env.store.credentials(appID: app.id).map(Self.json))])
+        .json(200, ["credentials": .array(try await credentials.list(appID: ctx.parameter("appId")).map(Self.json))])
     }
 
     func deleteCredential(_ ctx: RequestContext) async throws -> HTTPResponse {
-        let app = try await loadApp(ctx)
-        guard try await env.store.deleteCredential(appID: app.id, environment: ctx.parameter("environment")) else {
-            throw APIError.notFound("Credential \(ctx.parameter("environment"))")
-        }
+        try await credentials.delete(appID: ctx.parameter("appId"), environment: ctx.parameter("environment"))
         return .noContent
     }
 }

@@ -2,10 +2,12 @@ import Foundation
 import HeraldHTTP
 import HeraldStore
 
-/// The device registry. Client keys (shipped inside the app) may create, update and delete an
-/// installation they name by id, change its tags, and report opens; everything else needs the master key.
+/// The device registry over REST (`InstallationsService`, `OpensService`). Client keys (shipped inside the
+/// app) may create, update and delete an installation they name by id, change its tags, and report opens;
+/// everything else needs the master key.
 struct InstallationsAPI {
-    let env: ServiceEnvironment
+    let installations: InstallationsService
+    let opens: OpensService
 
     var routes: [Route] {
         [
@@ -23,53 +25,28 @@ struct InstallationsAPI {
     }
 
     func upsert(_ ctx: RequestContext) async throws -> HTTPResponse {
-        let appID = try ctx.appID
         let draft = try InstallationInput.parse(BodyReader(try ctx.jsonObject()))
-        guard draft.installationID != nil || draft.deviceToken != nil else {
-            throw APIError(status: 422, code: "missing_field", message: "Send installationId (a UUID the app keeps) and/or deviceToken.", field: "installationId")
-        }
-        let (record, created) = try await env.store.upsertInstallation(appID: appID, draft: draft, match: .installationIDOrToken,
-                                                                       newID: env.newID(), now: ctx.now)
+        let (record, created) = try await installations.register(appID: try ctx.appID, draft)
         return .json(created ? 201 : 200, InstallationInput.json(record), headers: ["location": "/v1/installations/\(record.id)"])
     }
 
     func get(_ ctx: RequestContext) async throws -> HTTPResponse {
-        guard let r = try await env.store.installation(appID: try ctx.appID, id: ctx.parameter("id")) else {
-            throw APIError.notFound("Installation \(ctx.parameter("id"))")
-        }
-        return .json(200, InstallationInput.json(r))
+        .json(200, InstallationInput.json(try await installations.get(appID: try ctx.appID, id: ctx.parameter("id"))))
     }
 
     func patch(_ ctx: RequestContext) async throws -> HTTPResponse {
         let draft = try InstallationInput.parse(BodyReader(try ctx.jsonObject()))
-        do {
-            let (record, _) = try await env.store.upsertInstallation(appID: try ctx.appID, draft: draft, match: .existing(ctx.parameter("id")),
-                                                                     newID: env.newID(), now: ctx.now)
-            return .json(200, InstallationInput.json(record))
-        } catch StoreError.notFound {
-            throw APIError.notFound("Installation \(ctx.parameter("id"))")
-        }
+        return .json(200, InstallationInput.json(try await installations.update(appID: try ctx.appID, id: ctx.parameter("id"), draft)))
     }
 
     func delete(_ ctx: RequestContext) async throws -> HTTPResponse {
-        guard try await env.store.deleteInstallation(appID: try ctx.appID, id: ctx.parameter("id")) else {
-            throw APIError.notFound("Installation \(ctx.parameter("id"))")
-        }
+        try await installations.delete(appID: try ctx.appID, id: ctx.parameter("id"))
         return .noContent
     }
 
     func tags(_ ctx: RequestContext) async throws -> HTTPResponse {
-        let body = BodyReader(try ctx.jsonObject())
-        try body.rejectUnknown(["add", "remove"])
-        let add = try Rules.tags(try body.stringArray("add", maxCount: 1000, maxLength: 64), field: "add") ?? []
-        let remove = try Rules.tags(try body.stringArray("remove", maxCount: 1000, maxLength: 64), field: "remove") ?? []
-        guard !add.isEmpty || !remove.isEmpty else { throw APIError(status: 422, code: "missing_field", message: "Send add and/or remove.", field: "add") }
-        do {
-            let r = try await env.store.updateTags(appID: try ctx.appID, id: ctx.parameter("id"), add: add, remove: remove, now: ctx.now)
-            return .json(200, InstallationInput.json(r))
-        } catch StoreError.notFound {
-            throw APIError.notFound("Installation \(ctx.parameter("id"))")
-        }
+        let change = try TagChange.parse(BodyReader(try ctx.jsonObject()))
+        return .json(200, InstallationInput.json(try await installations.changeTags(appID: try ctx.appID, id: ctx.parameter("id"), change)))
     }
 
     func query(_ ctx: RequestContext) async throws -> HTTPResponse {
@@ -77,44 +54,39 @@ struct InstallationsAPI {
         q.tag = ctx.query("tag")
         q.alias = ctx.query("alias")
         q.userID = ctx.query("userId")
-        q.deviceToken = try ctx.query("deviceToken").map { try Rules.deviceToken($0, field: "deviceToken") }
+        q.deviceToken = ctx.query("deviceToken")
         if let a = ctx.query("active") {
-            guard let b = Bool(a) else { throw APIError(status: 400, code: "invalid_query", message: "active must be true or false.", field: "active") }
+            guard let b = Bool(a) else { throw APIError.invalidQuery("active", "active must be true or false.") }
             q.active = b
         }
         if let s = ctx.query("updatedSince") {
-            guard let d = ISO8601.parse(s) else { throw APIError(status: 400, code: "invalid_query", message: "updatedSince must be an ISO 8601 time.", field: "updatedSince") }
+            guard let d = ISO8601.parse(s) else { throw APIError.invalidQuery("updatedSince", "updatedSince must be an ISO 8601 time.") }
             q.updatedSince = d
         }
         q.afterSeq = try Self.cursor(ctx)
         q.limit = try ctx.intQuery("limit", default: 100, range: 1...1000)
-        let page = try await env.store.installations(appID: try ctx.appID, query: q)
-        let next: JSON = page.count == q.limit ? .string(String(page.last!.seq)) : .null
-        return .json(200, ["installations": .array(page.map(InstallationInput.json)), "nextCursor": next])
+        let page = try await installations.query(appID: try ctx.appID, q)
+        return .json(200, ["installations": .array(page.items.map(InstallationInput.json)), "nextCursor": .optional(page.next.map(String.init))])
     }
 
     static func cursor(_ ctx: RequestContext) throws -> Int64 {
         guard let c = ctx.query("cursor") else { return 0 }
-        guard let n = Int64(c), n >= 0 else { throw APIError(status: 400, code: "invalid_query", message: "cursor must be a nextCursor value from a previous page.", field: "cursor") }
+        guard let n = Int64(c), n >= 0 else { throw APIError.invalidQuery("cursor", "cursor must be a nextCursor value from a previous page.") }
         return n
     }
 
     func listTags(_ ctx: RequestContext) async throws -> HTTPResponse {
-        let limit = try ctx.intQuery("limit", default: 100, range: 1...1000)
-        let page = try await env.store.tags(appID: try ctx.appID, after: ctx.query("cursor"), limit: limit)
-        return .json(200, ["tags": .array(page.map { ["tag": .string($0.tag), "count": .int($0.count)] }),
-                           "nextCursor": page.count == limit ? .string(page.last!.tag) : .null])
+        let page = try await installations.tags(appID: try ctx.appID, after: ctx.query("cursor"), limit: try ctx.intQuery("limit", default: 100, range: 1...1000))
+        return .json(200, ["tags": .array(page.items.map { ["tag": .string($0.tag), "count": .int($0.count)] }), "nextCursor": .optional(page.next)])
     }
 
     func listAliases(_ ctx: RequestContext) async throws -> HTTPResponse {
-        let limit = try ctx.intQuery("limit", default: 100, range: 1...1000)
-        let page = try await env.store.aliases(appID: try ctx.appID, after: ctx.query("cursor"), limit: limit)
-        return .json(200, ["aliases": .array(page.map { ["alias": .string($0.alias), "count": .int($0.count)] }),
-                           "nextCursor": page.count == limit ? .string(page.last!.alias) : .null])
+        let page = try await installations.aliases(appID: try ctx.appID, after: ctx.query("cursor"), limit: try ctx.intQuery("limit", default: 100, range: 1...1000))
+        return .json(200, ["aliases": .array(page.items.map { ["alias": .string($0.alias), "count": .int($0.count)] }), "nextCursor": .optional(page.next)])
     }
 
     func removeTag(_ ctx: RequestContext) async throws -> HTTPResponse {
-        let n = try await env.store.removeTagEverywhere(appID: try ctx.appID, tag: ctx.parameter("tag"))
+        let n = try await installations.removeTagEverywhere(appID: try ctx.appID, tag: ctx.parameter("tag"))
         return .json(200, ["tag": .string(ctx.parameter("tag")), "removed": .int(n)])
     }
 
@@ -122,37 +94,18 @@ struct InstallationsAPI {
     /// --opened-callback`), which names the device token and carries the push id in the payload's custom keys.
     func open(_ ctx: RequestContext) async throws -> HTTPResponse {
         let body = BodyReader(try ctx.jsonObject())
-        let appID = try ctx.appID
+        let report: OpensService.Report
         if body.has("apnsId") || body.has("custom") {
             try body.rejectUnknown(["deviceId", "bundleId", "deviceToken", "apnsId", "openedAt", "openedAtMs", "custom"])
             guard let pushID = body.object["custom"]?["herald"]?["pushId"]?.stringValue else {
-                throw APIError(status: 422, code: "missing_field",
-                               message: "custom.herald.pushId is missing: the opened notification was not sent by Herald.", field: "custom.herald.pushId")
+                throw ServiceError.missing("custom.herald.pushId", "custom.herald.pushId is missing: the opened notification was not sent by Herald.")
             }
-            let token = try Rules.deviceToken(try body.requiredString("deviceToken", maxLength: 400), field: "deviceToken")
-            let first = try await Self.recordOpen(store: env.store, appID: appID, pushID: pushID, deviceToken: token, now: ctx.now)
-            return .json(202, ["recorded": .bool(first)])
+            report = .deviceToken(pushID: pushID, deviceToken: try body.requiredString("deviceToken", maxLength: 400))
+        } else {
+            try body.rejectUnknown(["pushId", "installationId"])
+            report = .installation(pushID: try body.requiredString("pushId", maxLength: 64),
+                                   installationID: try body.requiredString("installationId", maxLength: 128))
         }
-        try body.rejectUnknown(["pushId", "installationId"])
-        let pushID = try body.requiredString("pushId", maxLength: 64)
-        let installationID = try body.requiredString("installationId", maxLength: 128)
-        do {
-            let first = try await env.store.recordOpen(appID: appID, pushID: pushID, installationID: installationID, now: ctx.now)
-            return .json(202, ["recorded": .bool(first)])
-        } catch StoreError.notFound {
-            throw APIError.notFound("Push \(pushID) or installation \(installationID)")
-        }
-    }
-
-    /// Records an open reported by device token (the simulator knows tokens, not installations): the app's
-    /// installation holding the token. Returns whether it was the first open of the push there.
-    static func recordOpen(store: any HeraldStorage, appID: String, pushID: String, deviceToken: String, now: Date) async throws -> Bool {
-        let matches = try await store.installations(appID: appID, query: InstallationQuery(deviceToken: deviceToken, limit: 1))
-        guard let installation = matches.first else { throw APIError.notFound("Installation with device token \(deviceToken)") }
-        do {
-            return try await store.recordOpen(appID: appID, pushID: pushID, installationID: installation.id, now: now)
-        } catch StoreError.notFound {
-            throw APIError.notFound("Push \(pushID)")
-        }
+        return .json(202, ["recorded": .bool(try await opens.record(appID: try ctx.appID, report))])
     }
 }

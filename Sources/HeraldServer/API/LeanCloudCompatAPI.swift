@@ -5,10 +5,11 @@ import HeraldStore
 /// Wire compatibility with LeanCloud's push REST API (closing 2027-01-12), so an app and a backend can move
 /// by changing the base URL: `POST /1.1/installations` and `POST /1.1/push`. Keys travel as LeanCloud
 /// sends them (`X-LC-Key: <client key>` or `X-LC-Key: <master key>,master`) or as a bearer token. Each
-/// request is translated into Herald's own request and handled by the same code, with the same rules.
+/// request is translated into Herald's own input (`InstallationInput`, `PushInput`) and handled by the same
+/// services, with the same rules; errors name Herald's fields.
 struct LeanCloudCompatAPI {
-    let installations: InstallationsAPI
-    let pushes: PushesAPI
+    let installations: InstallationsService
+    let pushes: PushesService
 
     var routes: [Route] {
         [
@@ -27,7 +28,7 @@ struct LeanCloudCompatAPI {
     func saveInstallation(_ ctx: RequestContext) async throws -> HTTPResponse {
         let body = try ctx.jsonObject()
         if let type = body["deviceType"]?.stringValue, type != "ios" {
-            throw APIError.invalid("deviceType", "Herald delivers to Apple devices only; deviceType must be \"ios\".")
+            throw ServiceError.invalid("deviceType", "Herald delivers to Apple devices only; deviceType must be \"ios\".")
         }
         var translated: [String: JSON] = [:]
         var properties: [String: JSON] = [:]
@@ -39,12 +40,10 @@ struct LeanCloudCompatAPI {
             }
         }
         if !properties.isEmpty { translated["properties"] = .object(properties) }
-        var inner = ctx
-        inner.request.body = JSON.object(translated).bytes
-        let response = try await installations.upsert(inner)
-        let stored = (try? JSON(parsing: response.body)) ?? .null
-        return .json(response.status, ["objectId": stored["id"] ?? .null, "createdAt": stored["createdAt"] ?? .null,
-                                       "updatedAt": stored["updatedAt"] ?? .null])
+        let draft = try InstallationInput.parse(BodyReader(translated))
+        let (record, created) = try await installations.register(appID: try ctx.appID, draft)
+        return .json(created ? 201 : 200, ["objectId": .string(record.id), "createdAt": ISO8601.json(record.createdAt),
+                                           "updatedAt": ISO8601.json(record.updatedAt)])
     }
 
     static let apsNames: [String: String] = [
@@ -68,16 +67,16 @@ struct LeanCloudCompatAPI {
             for (key, value) in wherePart.object {
                 let values: JSON
                 if let list = value["$in"] { values = list } else if case .string = value { values = [value] } else {
-                    throw APIError.invalid("where.\(key)", "where.\(key) must be a value or {\"$in\": [...]}.")
+                    throw ServiceError.invalid("where.\(key)", "where.\(key) must be a value or {\"$in\": [...]}.")
                 }
                 switch key {
                 case "channels": target["tags"] = values
                 case "deviceToken": target["tokens"] = values
                 case "installationId", "objectId": target["installationIds"] = values
                 case "deviceType":
-                    guard values == ["ios"] else { throw APIError.invalid("where.deviceType", "Herald delivers to iOS installations only.") }
+                    guard values == ["ios"] else { throw ServiceError.invalid("where.deviceType", "Herald delivers to iOS installations only.") }
                 default:
-                    throw APIError.invalid("where.\(key)", "where.\(key) is not supported: query by channels, deviceToken, installationId or objectId (use Herald's /v1/pushes filter for more).")
+                    throw ServiceError.invalid("where.\(key)", "where.\(key) is not supported: query by channels, deviceToken, installationId or objectId (use Herald's /v1/pushes filter for more).")
                 }
             }
         }
@@ -86,10 +85,10 @@ struct LeanCloudCompatAPI {
         case "dev"?: target["environment"] = "sandbox"
         case "prod"?: target["environment"] = "production"
         case nil: break
-        default: throw APIError.invalid("prod", "prod must be \"dev\" or \"prod\".")
+        default: throw ServiceError.invalid("prod", "prod must be \"dev\" or \"prod\".")
         }
 
-        guard let data = try body.object("data") else { throw APIError.missing("data") }
+        guard let data = try body.object("data") else { throw ServiceError.missing("data") }
         var content: [String: JSON] = [:]
         var options: [String: JSON] = [:]
         var custom: [String: JSON] = [:]
@@ -99,7 +98,7 @@ struct LeanCloudCompatAPI {
                 if let o = value.objectValue {
                     var alert: [String: JSON] = [:]
                     for (k, v) in o {
-                        guard let name = Self.alertNames[k] else { throw APIError.invalid("data.alert.\(k)", "data.alert.\(k) is not an APNs alert field.") }
+                        guard let name = Self.alertNames[k] else { throw ServiceError.invalid("data.alert.\(k)", "data.alert.\(k) is not an APNs alert field.") }
                         alert[name] = v
                     }
                     content["alert"] = .object(alert)
@@ -126,10 +125,7 @@ struct LeanCloudCompatAPI {
         if !options.isEmpty { translated["options"] = .object(options) }
         if let requestID = body.object["req_id"] { translated["idempotencyKey"] = requestID }
 
-        var inner = ctx
-        inner.request.body = JSON.object(translated).bytes
-        let response = try await pushes.create(inner)
-        let stored = (try? JSON(parsing: response.body)) ?? .null
-        return .json(200, ["objectId": stored["id"] ?? .null, "createdAt": stored["createdAt"] ?? .null])
+        let accepted = try await pushes.create(appID: try ctx.appID, try PushInput(translated, now: ctx.now))
+        return .json(200, ["objectId": .string(accepted.push.push.id), "createdAt": ISO8601.json(accepted.push.push.createdAt)])
     }
 }

@@ -2,13 +2,14 @@ import Foundation
 import HeraldHTTP
 import HeraldStore
 
-/// Bulk import and export of installations, as JSON lines (one installation object per line, the same
-/// shape the API returns) or CSV (one column per field; tags space-separated; properties as JSON text).
-/// Export streams page by page; import reads its body as it arrives (the file is never held whole) and
+/// Bulk import and export of installations over REST (`InstallationsService.importBatch` and `query`), as
+/// JSON lines (one installation object per line, the same shape the API returns) or CSV (one column per
+/// field; tags space-separated; properties as JSON text). Export streams page by page; import reads its body as it arrives (the file is never held whole) and
 /// commits in batches of `batchSize` per transaction. An export imports back unchanged into another app or
 /// server.
 struct TransferAPI {
     let env: ServiceEnvironment
+    let installations: InstallationsService
     static let batchSize = 2_000
     static let csvColumns = ["installationId", "deviceToken", "environment", "topic", "tags", "alias", "userId", "locale", "timeZone",
                              "badge", "appVersion", "osVersion", "deviceModel", "properties", "active", "inactiveReason", "inactiveAt"]
@@ -39,14 +40,13 @@ struct TransferAPI {
         var errors: [JSON] = []
         var failed = 0, created = 0, updated = 0
         var batch: [InstallationDraft] = []
-        func reject(_ line: Int, _ error: APIError) {
+        func reject(_ line: Int, _ message: String, field: String? = nil) {
             failed += 1
-            if errors.count < 100 { errors.append(["line": .int(line), "field": .optional(error.field), "message": .string(error.message)]) }
+            if errors.count < 100 { errors.append(["line": .int(line), "field": .optional(field), "message": .string(message)]) }
         }
         func flush() async throws {
             guard !batch.isEmpty else { return }
-            let ids = batch.map { _ in env.newID() }
-            let result = try await env.store.importInstallations(appID: appID, drafts: batch, newIDs: ids, now: ctx.now)
+            let result = try await installations.importBatch(appID: appID, batch)
             created += result.created
             updated += result.updated
             batch.removeAll(keepingCapacity: true)
@@ -55,23 +55,23 @@ struct TransferAPI {
             do {
                 var draft = try InstallationInput.parse(BodyReader(object))
                 draft.inactive = try Self.inactive(object)
-                guard draft.installationID != nil || draft.deviceToken != nil else { throw APIError.missing("installationId") }
+                guard draft.installationID != nil || draft.deviceToken != nil else { throw ServiceError.missing("installationId") }
                 batch.append(draft)
-            } catch let e as APIError { reject(line, e) } catch { reject(line, .badRequest("\(error)")) }
+            } catch let e as ServiceError { reject(line, e.message, field: e.field) } catch { reject(line, "\(error)") }
         }
 
         var csvHeader: [String]?
         func take(_ record: RecordSplitter.Record) throws {
             if record.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) && !record.truncated { return }
             if record.truncated {
-                return reject(record.line, .badRequest("the line is longer than \(Self.maxLineBytes) bytes; one installation is far smaller"))
+                return reject(record.line, "the line is longer than \(Self.maxLineBytes) bytes; one installation is far smaller")
             }
             switch format {
             case .jsonl:
-                do {
-                    guard let object = try JSON(parsing: record.bytes).objectValue else { throw APIError.badRequest("line is not a JSON object") }
-                    add(record.line, object)
-                } catch let e as APIError { reject(record.line, e) } catch { reject(record.line, .badRequest("invalid JSON: \(error)")) }
+                let value: JSON
+                do { value = try JSON(parsing: record.bytes) } catch { return reject(record.line, "invalid JSON: \(error)") }
+                guard let object = value.objectValue else { return reject(record.line, "line is not a JSON object") }
+                add(record.line, object)
             case .csv:
                 var reader = CSV.Reader(record.bytes)
                 guard let fields = reader.next()?.fields else { return }
@@ -105,24 +105,24 @@ struct TransferAPI {
     func export(_ ctx: RequestContext) async throws -> HTTPResponse {
         let appID = try ctx.appID
         let format = try format(ctx)
-        let store = env.store
+        let installations = self.installations
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .bufferingOldest(4))
         let producer = Task {
             if format == .csv { continuation.yield(Array(CSV.line(Self.csvColumns).utf8)) }
             var after: Int64 = 0
             do {
                 while !Task.isCancelled {
-                    let page = try await store.installations(appID: appID, query: InstallationQuery(afterSeq: after, limit: 1_000))
+                    let page = try await installations.query(appID: appID, InstallationQuery(afterSeq: after, limit: 1_000))
                     var chunk = ""
-                    for r in page {
+                    for r in page.items {
                         switch format {
                         case .jsonl: chunk += InstallationInput.json(r).encoded + "\n"
                         case .csv: chunk += CSV.line(Self.csvRow(r))
                         }
                     }
                     if !chunk.isEmpty { continuation.yield(Array(chunk.utf8)) }
-                    guard page.count == 1_000, let last = page.last else { break }
-                    after = last.seq
+                    guard let next = page.next else { break }
+                    after = next
                 }
             } catch {
                 // The status line is gone already; end the body so the client sees a short export.
@@ -164,17 +164,17 @@ struct TransferAPI {
         switch object["active"] {
         case nil, .null?, .bool(true)?, .string("true")?: return nil
         case .bool(false)?, .string("false")?: break
-        default: throw APIError.invalid("active", "active must be true or false.")
+        default: throw ServiceError.invalid("active", "active must be true or false.")
         }
         var at: Date?
         if let value = object["inactiveAt"], !value.isNull {
             guard let text = value.stringValue, let date = ISO8601.parse(text) else {
-                throw APIError.invalid("inactiveAt", "inactiveAt must be an ISO 8601 time such as 2026-05-01T08:00:00.000Z.")
+                throw ServiceError.invalid("inactiveAt", "inactiveAt must be an ISO 8601 time such as 2026-05-01T08:00:00.000Z.")
             }
             at = date
         }
         let reason = object["inactiveReason"]?.stringValue
-        if let reason, reason.utf8.count > 64 { throw APIError.invalid("inactiveReason", "inactiveReason must be at most 64 bytes.") }
+        if let reason, reason.utf8.count > 64 { throw ServiceError.invalid("inactiveReason", "inactiveReason must be at most 64 bytes.") }
         return InstallationDraft.Inactive(reason: reason, at: at)
     }
 }

@@ -4,7 +4,7 @@ import HeraldStore
 
 /// The middleware chain in front of every route: routing (404/405), body limit (413), authentication
 /// (401), key scope (403), per-caller rate limit (429), then the handler; any error becomes the JSON error
-/// body. Nothing is written to the store before all of these pass. Over HTTP/1.1 the checks that need only
+/// body (a `ServiceError` through `APIError(_:)`, a store failure through `ServiceError(_:)`). Nothing is written to the store before all of these pass. Over HTTP/1.1 the checks that need only
 /// the head (`bodyPolicy`) run before any of the body is read.
 final class APIHandler: Sendable {
     let router: Router
@@ -73,15 +73,12 @@ final class APIHandler: Sendable {
                 return (.error(error), route.pattern)
             } catch let error as HTTPBodyError {
                 return (.error(Self.apiError(error)), route.pattern)
-            } catch let error as StoreError {
-                switch error {
-                case .notFound: return (.error(.notFound("The resource")), route.pattern)
-                case .conflict(let message): return (.error(.conflict(message)), route.pattern)
-                case .storageFull:
-                    log(.error, "\(request.method) \(route.pattern) answered 507: \(error)")
-                    return (.error(.storageFull), route.pattern)
-                }
             } catch {
+                if let domain = ServiceError(error) {
+                    // The store's own detail (which disk, which limit) is for the operator, not the caller.
+                    if domain.kind == .storageFull { log(.error, "\(request.method) \(route.pattern) answered 507: \(error)") }
+                    return (.error(APIError(domain)), route.pattern)
+                }
                 // Details go to the operator's log, not to the caller.
                 log(.error, "\(request.method) \(route.pattern) failed: \(error)")
                 return (.error(APIError(status: 500, code: "internal", message: "Internal error; the request was not completed. Retry, and report it if it persists.")), route.pattern)

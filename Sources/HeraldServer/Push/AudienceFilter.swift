@@ -33,11 +33,11 @@ struct AudienceFilter: Sendable {
         case .string, .number, .bool: return [v]
         case .object(let o):
             guard o.count == 1, let list = o["in"]?.arrayValue, !list.isEmpty, list.count <= 1000 else {
-                throw APIError.invalid(body.name(key), "\(body.name(key)) must be a value or {\"in\": [values]} with 1–1000 values.")
+                throw ServiceError.invalid(body.name(key), "\(body.name(key)) must be a value or {\"in\": [values]} with 1–1000 values.")
             }
             return list
         default:
-            throw APIError.invalid(body.name(key), "\(body.name(key)) must be a value or {\"in\": [values]}.")
+            throw ServiceError.invalid(body.name(key), "\(body.name(key)) must be a value or {\"in\": [values]}.")
         }
     }
 

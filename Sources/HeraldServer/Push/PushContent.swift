@@ -93,13 +93,13 @@ struct PushContent: Sendable {
         var c = PushContent()
         if let a = body.object["alert"], !a.isNull { c.alert = try parseAlert(a, field: "content.alert") }
         if let loc = try body.object("localized") {
-            guard loc.object.count <= 100 else { throw APIError.invalid("content.localized", "content.localized may hold at most 100 locales.") }
+            guard loc.object.count <= 100 else { throw ServiceError.invalid("content.localized", "content.localized may hold at most 100 locales.") }
             for key in loc.object.keys.sorted() {
                 _ = try Rules.locale(key, field: "content.localized.\(key)")
                 c.localized[key] = try parseAlert(loc.object[key]!, field: "content.localized.\(key)")
                 let tag = LocaleMatch.normalize(key)
                 if let other = c.localizedByTag[tag] {
-                    throw APIError.invalid("content.localized.\(key)", "content.localized has both \"\(other)\" and \"\(key)\", the same locale; keep one.")
+                    throw ServiceError.invalid("content.localized.\(key)", "content.localized has both \"\(other)\" and \"\(key)\", the same locale; keep one.")
                 }
                 c.localizedByTag[tag] = key
             }
@@ -115,22 +115,22 @@ struct PushContent: Sendable {
                 if let critical = try sound.bool("critical") { out["critical"] = .int(critical ? 1 : 0) }
                 if let volume = try sound.double("volume", range: 0...1) { out["volume"] = .number(volume) }
                 c.sound = .object(out)
-            default: throw APIError.invalid("content.sound", "content.sound must be a sound name or {name, critical, volume}.")
+            default: throw ServiceError.invalid("content.sound", "content.sound must be a sound name or {name, critical, volume}.")
             }
         }
         if let b = body.object["badge"], !b.isNull {
             if let n = b.intValue {
-                guard (0...99_999).contains(n) else { throw APIError.invalid("content.badge", "content.badge must be between 0 and 99999.") }
+                guard (0...99_999).contains(n) else { throw ServiceError.invalid("content.badge", "content.badge must be between 0 and 99999.") }
                 c.badge = .set(n)
             } else if let o = b.objectValue, o.count == 1, let (op, v) = o.first, let n = v.intValue, (0...99_999).contains(n) {
                 switch op {
                 case "set": c.badge = .set(n)
                 case "increment": c.badge = .increment(n)
                 case "decrement": c.badge = .decrement(n)
-                default: throw APIError.invalid("content.badge", "content.badge must be a number, {\"set\":n}, {\"increment\":n} or {\"decrement\":n}.")
+                default: throw ServiceError.invalid("content.badge", "content.badge must be a number, {\"set\":n}, {\"increment\":n} or {\"decrement\":n}.")
                 }
             } else {
-                throw APIError.invalid("content.badge", "content.badge must be a number, {\"set\":n}, {\"increment\":n} or {\"decrement\":n} with n in 0...99999.")
+                throw ServiceError.invalid("content.badge", "content.badge must be a number, {\"set\":n}, {\"increment\":n} or {\"decrement\":n} with n in 0...99999.")
             }
         }
         c.contentAvailable = try body.bool("contentAvailable") ?? false
@@ -139,7 +139,7 @@ struct PushContent: Sendable {
         c.threadID = try body.string("threadId", maxLength: 64)
         if let level = try body.string("interruptionLevel", maxLength: 32) {
             guard ["passive", "active", "time-sensitive", "critical"].contains(level) else {
-                throw APIError.invalid("content.interruptionLevel", "content.interruptionLevel must be passive, active, time-sensitive or critical.")
+                throw ServiceError.invalid("content.interruptionLevel", "content.interruptionLevel must be passive, active, time-sensitive or critical.")
             }
             c.interruptionLevel = level
         }
@@ -157,12 +157,12 @@ struct PushContent: Sendable {
         c.relevanceScore = try body.double("relevanceScore", range: c.hasLiveActivityParts ? -1e9...1e9 : 0...1)
         if let data = try body.object("data") {
             for key in ["aps", "herald"] where data.has(key) {
-                throw APIError.invalid("content.data.\(key)", "content.data must not contain \"\(key)\": Herald writes it.")
+                throw ServiceError.invalid("content.data.\(key)", "content.data must not contain \"\(key)\": Herald writes it.")
             }
             c.data = data.object
         }
         if !c.hasVisibleParts && !c.contentAvailable && !c.contentChanged && !c.hasLiveActivityParts && c.data.isEmpty {
-            throw APIError(status: 422, code: "empty_content", message: "content has nothing to deliver: set alert, sound, badge, contentAvailable, contentState or data.", field: "content")
+            throw ServiceError(.invalid, code: "empty_content", message: "content has nothing to deliver: set alert, sound, badge, contentAvailable, contentState or data.", field: "content")
         }
         return c
     }
@@ -172,7 +172,7 @@ struct PushContent: Sendable {
         guard let v = body.object[key], !v.isNull else { return nil }
         if let seconds = v.intValue, seconds >= 0 { return seconds }
         if let text = v.stringValue, let date = ISO8601.parse(text) { return Int(date.timeIntervalSince1970.rounded(.down)) }
-        throw APIError.invalid(body.name(key), "\(body.name(key)) must be UNIX seconds or an ISO 8601 time such as 2026-05-01T08:00:00Z.")
+        throw ServiceError.invalid(body.name(key), "\(body.name(key)) must be UNIX seconds or an ISO 8601 time such as 2026-05-01T08:00:00Z.")
     }
 
     static func parseAlert(_ value: JSON, field: String) throws -> JSON {
@@ -189,7 +189,7 @@ struct PushContent: Sendable {
             }
             return .object(out)
         default:
-            throw APIError.invalid(field, "\(field) must be a non-empty string or an object with title, subtitle, body, ...")
+            throw ServiceError.invalid(field, "\(field) must be a non-empty string or an object with title, subtitle, body, ...")
         }
     }
 

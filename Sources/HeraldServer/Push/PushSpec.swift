@@ -24,8 +24,8 @@ struct PushSpec: Sendable {
     static func parse(_ object: [String: JSON], now: Date, checkTimes: Bool = true) throws -> PushSpec {
         let body = BodyReader(object)
         try body.rejectUnknown(["target", "content", "options", "idempotencyKey", "dryRun"])
-        guard let target = try body.object("target") else { throw APIError.missing("target") }
-        guard let contentBody = try body.object("content") else { throw APIError.missing("content") }
+        guard let target = try body.object("target") else { throw ServiceError.missing("target") }
+        guard let contentBody = try body.object("content") else { throw ServiceError.missing("content") }
         let (selector, filter) = try parseTarget(target)
         let content = try PushContent.parse(contentBody)
         let options = try body.object("options") ?? BodyReader([:], path: "options")
@@ -33,7 +33,7 @@ struct PushSpec: Sendable {
 
         let requestedType = try options.string("pushType", maxLength: 32).map(APNSPushType.init(rawValue:))
         if let t = requestedType, !t.isKnown {
-            throw APIError.invalid("options.pushType", "options.pushType must be one of \(APNSPushType.allKnown.map(\.rawValue).joined(separator: ", ")).")
+            throw ServiceError.invalid("options.pushType", "options.pushType must be one of \(APNSPushType.allKnown.map(\.rawValue).joined(separator: ", ")).")
         }
         // Derive the type so APNs never drops the push for a missing apns-push-type.
         let pushType = requestedType ?? .inferred(from: content.traits)
@@ -43,23 +43,23 @@ struct PushSpec: Sendable {
         do {
             try pushType.check(payload: content.traits)
         } catch .backgroundWithUserVisibleContent {
-            throw APIError.invalid("options.pushType", "A background push cannot carry alert, sound or badge; remove them or use pushType alert.")
+            throw ServiceError.invalid("options.pushType", "A background push cannot carry alert, sound or badge; remove them or use pushType alert.")
         } catch {
             let field = PushContent.field(for: error)
             let code = switch error {
             case .liveActivityWithoutEvent, .liveActivityWithoutTimestamp, .liveActivityStartIncomplete: "missing_field"
             default: "invalid_field"
             }
-            throw APIError(status: 422, code: code, message: "\(field): \(error) (pushType \(pushType)).", field: field)
+            throw ServiceError(.invalid, code: code, message: "\(field): \(error) (pushType \(pushType)).", field: field)
         }
         do {
             try pushType.check(priority: APNSPriority(rawValue: priority))
         } catch {
-            throw APIError.invalid("options.priority", "options.priority: \(error).")
+            throw ServiceError.invalid("options.priority", "options.priority: \(error).")
         }
 
         if options.has("expiration") && options.has("ttl") {
-            throw APIError.invalid("options.ttl", "Set options.expiration or options.ttl, not both.")
+            throw ServiceError.invalid("options.ttl", "Set options.expiration or options.ttl, not both.")
         }
         var expiration = try options.date("expiration")
         if let ttl = try options.int("ttl", range: 0...2_592_000) { expiration = now.addingTimeInterval(Double(ttl)) }
@@ -67,10 +67,10 @@ struct PushSpec: Sendable {
         let topic = try options.string("topic", maxLength: 255)
         let sendAt = try options.date("sendAt")
         if checkTimes, let s = sendAt, s.timeIntervalSince(now) > 366 * 86_400 {
-            throw APIError.invalid("options.sendAt", "options.sendAt is more than a year ahead.")
+            throw ServiceError.invalid("options.sendAt", "options.sendAt is more than a year ahead.")
         }
         if checkTimes, let e = expiration, let s = sendAt, e <= s {
-            throw APIError.invalid("options.expiration", "options.expiration is before options.sendAt: the push would expire before it is sent.")
+            throw ServiceError.invalid("options.expiration", "options.expiration is before options.sendAt: the push would expire before it is sent.")
         }
         let localTime = try options.string("localTime", maxLength: 5).map { try LocalTime.parse($0, field: "options.localTime") }
         let rateLimit = try options.int("rateLimit", range: 1...10_000_000)
@@ -91,7 +91,7 @@ struct PushSpec: Sendable {
         if let v = try target.stringArray("aliases", maxCount: 10_000, maxLength: 128) { sources.append(.aliases(v)) }
         if let v = try target.stringArray("userIds", maxCount: 10_000, maxLength: 128) { sources.append(.userIDs(v)) }
         guard sources.count <= 1 else {
-            throw APIError.invalid("target", "Use one of target.all, tokens, installationIds, aliases or userIds (tags and filter narrow any of them).")
+            throw ServiceError.invalid("target", "Use one of target.all, tokens, installationIds, aliases or userIds (tags and filter narrow any of them).")
         }
         var selector = AudienceSelector(source: sources.first ?? .all)
         if let v = target.object["tags"] {
@@ -104,12 +104,11 @@ struct PushSpec: Sendable {
                 selector.tagsNone = try Rules.tags(try tags.stringArray("none", maxCount: 100, maxLength: 64), field: "target.tags.none")
             }
             for (name, list) in [("any", selector.tagsAny), ("all", selector.tagsAll)] where list?.isEmpty == true {
-                throw APIError.invalid("target.tags.\(name)", "target.tags.\(name) is empty: it would match nobody. Remove it or name a tag.")
+                throw ServiceError.invalid("target.tags.\(name)", "target.tags.\(name) is empty: it would match nobody. Remove it or name a tag.")
             }
         }
         if sources.isEmpty && selector.tagsAny == nil && selector.tagsAll == nil {
-            throw APIError(status: 422, code: "missing_field",
-                           message: "target must name an audience: all: true, tokens, installationIds, aliases, userIds or tags.", field: "target")
+            throw ServiceError.missing("target", "target must name an audience: all: true, tokens, installationIds, aliases, userIds or tags.")
         }
         selector.environment = try Rules.environment(try target.string("environment", maxLength: 16), field: "target.environment")
         let filter = try AudienceFilter.parse(try target.object("filter"))
@@ -125,7 +124,7 @@ struct LocalTime: Sendable, Equatable {
     static func parse(_ text: String, field: String) throws -> LocalTime {
         let parts = text.split(separator: ":")
         guard parts.count == 2, let h = Int(parts[0]), let m = Int(parts[1]), (0..<24).contains(h), (0..<60).contains(m), parts[1].count == 2 else {
-            throw APIError.invalid(field, "\(field) must be a time of day as HH:mm, such as 09:30.")
+            throw ServiceError.invalid(field, "\(field) must be a time of day as HH:mm, such as 09:30.")
         }
         return LocalTime(hour: h, minute: m)
     }

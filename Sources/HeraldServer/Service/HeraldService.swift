@@ -4,8 +4,8 @@ import HeraldCrypto
 import HeraldHTTP
 import HeraldStore
 
-/// The provider service: REST API (`handler`), store and delivery engine. Build it, `start()` it, serve
-/// `handler` over HTTP, and `shutdown()` it:
+/// The provider service: its operations (`services`), the REST API over them (`handler`), store and delivery
+/// engine. Build it, `start()` it, serve `handler` over HTTP, and `shutdown()` it:
 ///
 ///     let service = try await HeraldService(configuration: config, transport: apnsTransport)
 ///     let report = try await service.start()          // report.generatedAdminKey: print once
@@ -19,6 +19,8 @@ public final class HeraldService: Sendable {
     /// Exposed so tools and tests can drive delivery by hand (`runUntilIdle`) when `runWorkers` is false.
     public let engine: DeliveryEngine
     let env: ServiceEnvironment
+    /// The operations; every interface (REST, LeanCloud, bootstrap, simulator opens) goes through them.
+    let services: Services
     private let api: APIHandler
     private let started = ReadyFlag()
 
@@ -54,11 +56,13 @@ public final class HeraldService: Sendable {
         self.metrics = metrics
         self.env = env
         self.engine = engine
+        let services = Services(env: env, engine: engine)
+        self.services = services
         let startedFlag = started
-        let installationsAPI = InstallationsAPI(env: env)
-        let pushesAPI = PushesAPI(env: env, engine: engine)
-        let routes = AppsAPI(env: env).routes + installationsAPI.routes + TransferAPI(env: env).routes + pushesAPI.routes
-            + LeanCloudCompatAPI(installations: installationsAPI, pushes: pushesAPI).routes
+        let routes = AppsAPI(apps: services.apps, credentials: services.credentials).routes
+            + InstallationsAPI(installations: services.installations, opens: services.opens).routes
+            + TransferAPI(env: env, installations: services.installations).routes + PushesAPI(pushes: services.pushes).routes
+            + LeanCloudCompatAPI(installations: services.installations, pushes: services.pushes).routes
             + OperationsAPI(env: env, isReady: { startedFlag.isSet }).routes
         api = APIHandler(router: Router(routes: routes), authenticator: authenticator,
                          limiter: RateLimiter(rate: configuration.apiRateLimit, burst: configuration.apiRateBurst),

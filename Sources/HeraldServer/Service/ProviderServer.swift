@@ -95,8 +95,9 @@ public final class ProviderServer: Sendable {
         transport.attach(observer: APNSMetricsObserver(metrics: service.metrics))
         let report = try await service.start()
         var bootstrap = Bootstrap(adminKey: report.generatedAdminKey)
-        if let admin = report.generatedAdminKey ?? settings.service.adminKey, let simulator {
-            bootstrap = try await makeDefaultApp(service: service, adminKey: admin, bundleID: settings.defaultBundleID,
+        // A start that found its admin key already stored is not a first start.
+        if report.generatedAdminKey != nil || settings.service.adminKey != nil, let simulator {
+            bootstrap = try await makeDefaultApp(service: service, bundleID: settings.defaultBundleID,
                                                  simulator: simulator, generatedAdmin: report.generatedAdminKey)
         }
         let http = try HTTPServer(configuration: .init(host: settings.host, port: settings.port, maxBodyBytes: settings.service.maxBodyBytes,
@@ -109,8 +110,8 @@ public final class ProviderServer: Sendable {
         let server = ProviderServer(service: service, simulator: simulator, simulatorPorts: ports, bootstrap: bootstrap,
                                     http: http, transport: transport)
         // A simulated device that opens a Herald push counts as an open, as the SDK's report would.
-        simulator?.addOpenObserver { [store = service.store] report in
-            Task { try? await Self.recordOpen(report, store: store) }
+        simulator?.addOpenObserver { [opens = service.services.opens] report in
+            Task { try? await Self.recordOpen(report, opens: opens) }
         }
         server.announce(settings, log: log)
         return server
@@ -142,32 +143,28 @@ public final class ProviderServer: Sendable {
     }
 
     /// First start only (no app yet): a default app with simulator credentials for both environments.
-    private static func makeDefaultApp(service: HeraldService, adminKey: String, bundleID: String, simulator: Simulator,
+    private static func makeDefaultApp(service: HeraldService, bundleID: String, simulator: Simulator,
                                        generatedAdmin: String?) async throws -> Bootstrap {
         var bootstrap = Bootstrap(adminKey: generatedAdmin)
-        let api = InProcessAPI(handler: service.handler, key: adminKey)
-        guard let apps = try await api.call("GET", "/v1/apps")?["apps"] as? [Any], apps.isEmpty else { return bootstrap }
-        let created = try await api.call("POST", "/v1/apps", ["name": "Default app", "topic": bundleID])
-        guard let app = created?["id"] as? String, let keys = created?["keys"] as? [String: Any] else { return bootstrap }
+        let services = service.services
+        guard try await services.apps.list().isEmpty else { return bootstrap }
+        let created = try await services.apps.create(try AppInput(name: "Default app", topic: bundleID))
         let key = try simulator.generateSigningKey(teamID: "SIMTEAM001", bundleIDs: [bundleID])
-        for environment in ["sandbox", "production"] {
-            _ = try await api.call("PUT", "/v1/apps/\(app)/credentials/\(environment)",
-                                   ["type": "token", "keyId": key.keyID, "teamId": key.teamID, "key": key.privateKeyPEM])
+        let credential = try CredentialInput.token(keyID: key.keyID, teamID: key.teamID, key: key.privateKeyPEM)
+        for environment in CredentialsService.environments {
+            _ = try await services.credentials.put(appID: created.app.id, environment: environment, credential)
         }
-        bootstrap.appID = app
-        bootstrap.masterKey = keys["master"] as? String
-        bootstrap.clientKey = keys["client"] as? String
+        bootstrap.appID = created.app.id
+        bootstrap.masterKey = created.masterKey
+        bootstrap.clientKey = created.clientKey
         return bootstrap
     }
 
-    /// Maps a simulator open report to the push (`herald.pushId` in the payload) and the installation
-    /// (by token), and records it like `POST /v1/opens` does.
-    static func recordOpen(_ report: OpenReport, store: any HeraldStorage) async throws {
-        guard let text = report.customPayload,
-              let custom = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-              let pushID = (custom["herald"] as? [String: Any])?["pushId"] as? String,
-              let push = try await store.push(id: pushID) else { return }
-        _ = try await InstallationsAPI.recordOpen(store: store, appID: push.appID, pushID: pushID, deviceToken: report.deviceToken, now: Date())
+    /// A simulated device opened a notification: Herald's pushes carry their id in the payload
+    /// (`herald.pushId`), and the device is known by its token.
+    static func recordOpen(_ report: OpenReport, opens: OpensService) async throws {
+        guard let text = report.customPayload, let pushID = try JSON(parsing: text)["herald"]?["pushId"]?.stringValue else { return }
+        _ = try await opens.recordFromDevice(pushID: pushID, deviceToken: report.deviceToken)
     }
 
     /// Whether the built-in simulator made this credential (its key ids, certificates from its CA).
@@ -180,31 +177,5 @@ public final class ProviderServer: Sendable {
         case let .pem(certificate, _, _):
             return (try? Certificate(pem: certificate))?.isSigned(by: ca) ?? false
         }
-    }
-}
-
-/// Calls the REST API in-process (no socket), for the bootstrap.
-struct InProcessAPI {
-    let handler: HTTPHandler
-    let key: String
-
-    struct Failure: Error, CustomStringConvertible {
-        let status: Int
-        let body: String
-        var description: String { "HTTP \(status): \(body)" }
-    }
-
-    func call(_ method: String, _ path: String, _ json: [String: Any]? = nil) async throws -> [String: Any]? {
-        var headers: HTTPHeaders = ["authorization": "Bearer \(key)"]
-        var body: [UInt8] = []
-        if let json {
-            body = [UInt8](try JSONSerialization.data(withJSONObject: json))
-            headers.add("content-type", "application/json")
-        }
-        let response = await handler(HTTPRequest(method: method, target: path, headers: headers, body: body))
-        guard (200..<300).contains(response.status) else {
-            throw Failure(status: response.status, body: String(decoding: response.body, as: UTF8.self))
-        }
-        return response.body.isEmpty ? nil : try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
     }
 }

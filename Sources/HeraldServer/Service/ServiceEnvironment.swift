@@ -1,7 +1,7 @@
 import Foundation
 import HeraldStore
 
-/// What route handlers and the delivery engine share.
+/// What the services, the delivery engine and the operations routes share: their dependencies, injected once.
 struct ServiceEnvironment: Sendable {
     let store: any HeraldStorage
     let crypto: any ServerCrypto

@@ -1,4 +1,6 @@
-/// An error the API reports to its caller as `{"error":{"code","message","field"}}` with `status`.
+/// An error the REST API reports to its caller as `{"error":{"code","message","field"}}` with `status`.
+/// Domain failures arrive as `ServiceError` and are mapped here; the cases built directly are the HTTP
+/// layer's own (unreadable body or query, authentication, limits).
 public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     public var status: Int
     public var code: String
@@ -9,6 +11,18 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         self.status = status; self.code = code; self.message = message; self.field = field
     }
 
+    /// The domain error on the wire: status from its kind, code, message and field unchanged.
+    public init(_ error: ServiceError) {
+        let status = switch error.kind {
+        case .invalid: 422
+        case .notFound: 404
+        case .conflict: 409
+        case .forbidden: 403
+        case .storageFull: 507
+        }
+        self.init(status: status, code: error.code, message: error.message, field: error.field)
+    }
+
     public var description: String { "\(status) \(code): \(message)" + (field.map { " (field \($0))" } ?? "") }
 
     public var json: JSON {
@@ -16,28 +30,15 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         ["error": ["code": .string(code), "message": .string(message), "field": .optional(field)]]
     }
 
-    public static func invalid(_ field: String, _ message: String) -> APIError {
-        APIError(status: 422, code: "invalid_field", message: message, field: field)
-    }
-    public static func missing(_ field: String) -> APIError {
-        APIError(status: 422, code: "missing_field", message: "\(field) is required.", field: field)
-    }
+    public static func missing(_ field: String) -> APIError { APIError(.missing(field)) }
     public static func badRequest(_ message: String) -> APIError {
         APIError(status: 400, code: "bad_request", message: message)
     }
-    public static func notFound(_ what: String) -> APIError {
-        APIError(status: 404, code: "not_found", message: "\(what) does not exist (or belongs to another app).")
-    }
-    public static func conflict(_ message: String) -> APIError {
-        APIError(status: 409, code: "conflict", message: message)
+    public static func invalidQuery(_ field: String, _ message: String) -> APIError {
+        APIError(status: 400, code: "invalid_query", message: message, field: field)
     }
     public static let unauthorized = APIError(status: 401, code: "unauthorized",
         message: "Send a valid key as 'Authorization: Bearer <key>'. The key is missing, unknown or revoked.")
-    public static func forbidden(_ message: String) -> APIError {
-        APIError(status: 403, code: "forbidden", message: message)
-    }
-
-    /// The store has no room left (`StoreError.storageFull`); the details go to the operator's log.
-    public static let storageFull = APIError(status: 507, code: "storage_full",
-        message: "The server's storage is full, so this request was not completed (an import keeps the lines stored before the failure; sending it again updates them). Data stored earlier is intact. Retry later: the server's operator must free disk space, and the server resumes by itself once there is room.")
+    public static func forbidden(_ message: String) -> APIError { APIError(.forbidden(message)) }
+    public static let storageFull = APIError(.storageFull)
 }

@@ -29,15 +29,15 @@ enum InstallationInput {
         d.osVersion = try body.nullableString("osVersion", maxLength: 64)
         d.deviceModel = try body.nullableString("deviceModel", maxLength: 64)
         if let props = try body.object("properties") {
-            guard props.object.count <= 64 else { throw APIError.invalid(body.name("properties"), "properties may hold at most 64 keys.") }
+            guard props.object.count <= 64 else { throw ServiceError.invalid(body.name("properties"), "properties may hold at most 64 keys.") }
             for (key, value) in props.object {
                 switch value {
                 case .string, .number, .bool, .null: continue
-                default: throw APIError.invalid(props.name(key), "Property values must be strings, numbers, booleans or null.")
+                default: throw ServiceError.invalid(props.name(key), "Property values must be strings, numbers, booleans or null.")
                 }
             }
             let text = JSON.object(props.object).encoded
-            guard text.utf8.count <= 4096 else { throw APIError.invalid(body.name("properties"), "properties must encode to at most 4096 bytes.") }
+            guard text.utf8.count <= 4096 else { throw ServiceError.invalid(body.name("properties"), "properties must encode to at most 4096 bytes.") }
             d.properties = text
         }
         return d

@@ -3,7 +3,7 @@ import Foundation
 /// A credential upload, validated: `.p8` token key `{type:"token", keyId, teamId, key}` or certificate
 /// `{type:"certificate", p12 (base64), passphrase}` / `{type:"certificate", certificate, privateKey, passphrase}`.
 /// The material is sealed as JSON; only metadata (type, keyId, teamId, topic) is ever returned.
-struct CredentialInput {
+struct CredentialInput: Sendable {
     var kind: String
     var keyID: String?
     var teamID: String?
@@ -16,20 +16,14 @@ struct CredentialInput {
         switch type {
         case "token":
             try body.rejectUnknown(["type", "keyId", "teamId", "key", "topic"])
-            let keyID = try tenCharacterID(body, "keyId")
-            let teamID = try tenCharacterID(body, "teamId")
-            let key = try body.requiredString("key", maxLength: 8192)
-            guard key.contains("-----BEGIN PRIVATE KEY-----"), key.contains("-----END PRIVATE KEY-----") else {
-                throw APIError.invalid("key", "key must be the PEM text of the .p8 file, starting with -----BEGIN PRIVATE KEY-----.")
-            }
-            return CredentialInput(kind: "token", keyID: keyID, teamID: teamID, topic: topic,
-                                   material: ["type": "token", "keyId": .string(keyID), "teamId": .string(teamID), "key": .string(key)])
+            return try token(keyID: try body.requiredString("keyId", maxLength: 10), teamID: try body.requiredString("teamId", maxLength: 10),
+                             key: try body.requiredString("key", maxLength: 8192), topic: topic)
         case "certificate":
             try body.rejectUnknown(["type", "p12", "certificate", "privateKey", "passphrase", "topic"])
             let passphrase = try body.string("passphrase", maxLength: 1024, allowEmpty: true)
             if let p12 = try body.string("p12", maxLength: 65_536) {
                 guard let data = Data(base64Encoded: p12, options: .ignoreUnknownCharacters), !data.isEmpty else {
-                    throw APIError.invalid("p12", "p12 must be the .p12 file encoded as base64.")
+                    throw ServiceError.invalid("p12", "p12 must be the .p12 file encoded as base64.")
                 }
                 return CredentialInput(kind: "certificate", keyID: nil, teamID: nil, topic: topic,
                                        material: ["type": "p12", "p12": .string(data.base64EncodedString()), "passphrase": .optional(passphrase)])
@@ -37,24 +31,33 @@ struct CredentialInput {
             let certificate = try body.requiredString("certificate", maxLength: 65_536)
             let privateKey = try body.requiredString("privateKey", maxLength: 65_536)
             guard certificate.contains("-----BEGIN CERTIFICATE-----") else {
-                throw APIError.invalid("certificate", "certificate must be PEM text starting with -----BEGIN CERTIFICATE----- (or send p12 instead).")
+                throw ServiceError.invalid("certificate", "certificate must be PEM text starting with -----BEGIN CERTIFICATE----- (or send p12 instead).")
             }
             guard privateKey.contains("PRIVATE KEY-----") else {
-                throw APIError.invalid("privateKey", "privateKey must be PEM text of the certificate's private key.")
+                throw ServiceError.invalid("privateKey", "privateKey must be PEM text of the certificate's private key.")
             }
             return CredentialInput(kind: "certificate", keyID: nil, teamID: nil, topic: topic,
                                    material: ["type": "pem", "certificate": .string(certificate), "privateKey": .string(privateKey), "passphrase": .optional(passphrase)])
         default:
-            throw APIError.invalid("type", "type must be \"token\" (a .p8 key) or \"certificate\".")
+            throw ServiceError.invalid("type", "type must be \"token\" (a .p8 key) or \"certificate\".")
         }
     }
 
-    static func tenCharacterID(_ body: BodyReader, _ key: String) throws -> String {
-        let value = try body.requiredString(key, maxLength: 10)
-        guard value.count == 10, value.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5a) }) else {
-            throw APIError.invalid(key, "\(key) must be the 10-character identifier from the Apple developer account (A-Z, 0-9).")
+    /// A `.p8` token key: its key id, the team id and the PEM text.
+    static func token(keyID: String, teamID: String, key: String, topic: String? = nil) throws -> CredentialInput {
+        try tenCharacterID(keyID, "keyId")
+        try tenCharacterID(teamID, "teamId")
+        guard key.contains("-----BEGIN PRIVATE KEY-----"), key.contains("-----END PRIVATE KEY-----") else {
+            throw ServiceError.invalid("key", "key must be the PEM text of the .p8 file, starting with -----BEGIN PRIVATE KEY-----.")
         }
-        return value
+        return CredentialInput(kind: "token", keyID: keyID, teamID: teamID, topic: topic,
+                               material: ["type": "token", "keyId": .string(keyID), "teamId": .string(teamID), "key": .string(key)])
+    }
+
+    private static func tenCharacterID(_ value: String, _ key: String) throws {
+        guard value.count == 10, value.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5a) }) else {
+            throw ServiceError.invalid(key, "\(key) must be the 10-character identifier from the Apple developer account (A-Z, 0-9).")
+        }
     }
 
     /// Turns stored material back into what the transport needs.

@@ -1,0 +1,34 @@
+import HeraldStore
+
+/// An app's APNs credentials, one per environment (sandbox, production). The material is sealed before it
+/// is stored and never returned; only metadata is.
+struct CredentialsService: Sendable {
+    let env: ServiceEnvironment
+
+    static let environments = ["sandbox", "production"]
+
+    /// Stores (or replaces) the credential the app uses in `environment`.
+    func put(appID: String, environment: String, _ input: CredentialInput) async throws -> CredentialRecord {
+        let app = try await AppsService(env: env).get(id: appID)
+        guard Self.environments.contains(environment) else {
+            throw ServiceError(.notFound, code: "not_found", message: "Environment must be sandbox or production.", field: "environment")
+        }
+        let now = env.clock.now()
+        let sealed = try env.crypto.seal(Array(input.material.encoded.utf8))
+        let record = CredentialRecord(appID: app.id, environment: environment, kind: input.kind, sealed: sealed,
+                                      keyID: input.keyID, teamID: input.teamID, topic: input.topic, createdAt: now, updatedAt: now)
+        try await env.store.saveCredential(record)
+        return record
+    }
+
+    func list(appID: String) async throws -> [CredentialRecord] {
+        try await env.store.credentials(appID: try await AppsService(env: env).get(id: appID).id)
+    }
+
+    func delete(appID: String, environment: String) async throws {
+        let app = try await AppsService(env: env).get(id: appID)
+        guard try await env.store.deleteCredential(appID: app.id, environment: environment) else {
+            throw ServiceError.notFound("Credential \(environment)")
+        }
+    }
+}

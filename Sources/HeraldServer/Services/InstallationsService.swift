@@ -1,0 +1,77 @@
+import HeraldStore
+
+/// The device registry: installations (created or updated from what the app sends), their tags, aliases
+/// and queries. Drafts come from `InstallationInput` (already validated); the app is the caller's.
+struct InstallationsService: Sendable {
+    let env: ServiceEnvironment
+
+    /// Creates the installation, or updates the one with the same installationId (else the same device token),
+    /// so an app that reinstalls or gets a new token keeps one row.
+    func register(appID: String, _ draft: InstallationDraft) async throws -> (installation: InstallationRecord, created: Bool) {
+        guard draft.installationID != nil || draft.deviceToken != nil else {
+            throw ServiceError.missing("installationId", "Send installationId (a UUID the app keeps) and/or deviceToken.")
+        }
+        let (record, created) = try await env.store.upsertInstallation(appID: appID, draft: draft, match: .installationIDOrToken,
+                                                                       newID: env.newID(), now: env.clock.now())
+        return (record, created)
+    }
+
+    /// One batch of an import, in one transaction. Unlike `register`, an inactive draft (exported inactive)
+    /// stays inactive: a retired token must not start getting pushes again because it moved.
+    func importBatch(appID: String, _ drafts: [InstallationDraft]) async throws -> (created: Int, updated: Int) {
+        guard !drafts.isEmpty else { return (0, 0) }
+        if let i = drafts.firstIndex(where: { $0.installationID == nil && $0.deviceToken == nil }) {
+            throw ServiceError.missing("installationId", "Draft \(i) has neither installationId nor deviceToken.")
+        }
+        return try await env.store.importInstallations(appID: appID, drafts: drafts, newIDs: drafts.map { _ in env.newID() }, now: env.clock.now())
+    }
+
+    /// By Herald's id or the app's installationId.
+    func get(appID: String, id: String) async throws -> InstallationRecord {
+        guard let r = try await env.store.installation(appID: appID, id: id) else { throw Self.notFound(id) }
+        return r
+    }
+
+    /// Changes the fields the draft sets; the others keep their values.
+    func update(appID: String, id: String, _ draft: InstallationDraft) async throws -> InstallationRecord {
+        do {
+            return try await env.store.upsertInstallation(appID: appID, draft: draft, match: .existing(id), newID: env.newID(), now: env.clock.now()).0
+        } catch StoreError.notFound {
+            throw Self.notFound(id)
+        }
+    }
+
+    func delete(appID: String, id: String) async throws {
+        guard try await env.store.deleteInstallation(appID: appID, id: id) else { throw Self.notFound(id) }
+    }
+
+    func changeTags(appID: String, id: String, _ change: TagChange) async throws -> InstallationRecord {
+        do {
+            return try await env.store.updateTags(appID: appID, id: id, add: change.add, remove: change.remove, now: env.clock.now())
+        } catch StoreError.notFound {
+            throw Self.notFound(id)
+        }
+    }
+
+    /// The cursor is the last row's `seq`; pass it back as `query.afterSeq`.
+    func query(appID: String, _ query: InstallationQuery) async throws -> Page<InstallationRecord, Int64> {
+        var q = query
+        q.deviceToken = try q.deviceToken.map { try Rules.deviceToken($0, field: "deviceToken") }
+        return Page(try await env.store.installations(appID: appID, query: q), limit: q.limit) { $0.seq }
+    }
+
+    func tags(appID: String, after: String?, limit: Int) async throws -> Page<(tag: String, count: Int), String> {
+        Page(try await env.store.tags(appID: appID, after: after, limit: limit), limit: limit) { $0.tag }
+    }
+
+    func aliases(appID: String, after: String?, limit: Int) async throws -> Page<(alias: String, count: Int), String> {
+        Page(try await env.store.aliases(appID: appID, after: after, limit: limit), limit: limit) { $0.alias }
+    }
+
+    /// Removes the tag from every installation of the app; returns how many had it.
+    func removeTagEverywhere(appID: String, tag: String) async throws -> Int {
+        try await env.store.removeTagEverywhere(appID: appID, tag: tag)
+    }
+
+    static func notFound(_ id: String) -> ServiceError { .notFound("Installation \(id)") }
+}

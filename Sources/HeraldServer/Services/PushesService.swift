@@ -1,0 +1,154 @@
+import APNSCore
+import Foundation
+import HeraldStore
+
+/// Sending: accept a push (stored before the caller hears back, de-duplicated by idempotency key), size
+/// it without sending (dry run), report its state and per-device outcomes, list and cancel.
+struct PushesService: Sendable {
+    let env: ServiceEnvironment
+    let engine: DeliveryEngine
+
+    /// A stored push; `created` is false when the idempotency key was seen with the same request (a replay).
+    struct Accepted {
+        var push: Report
+        var created: Bool
+        /// Listed targets (tokens, ids, aliases, user ids) that match no active installation: reported, never fatal.
+        var unresolved: [String]
+    }
+
+    /// What a push would do, with nothing stored.
+    struct DryRun: Sendable, Equatable {
+        var audience: Int
+        var unresolved: [String]
+        var environments: [String: Int]
+        var pushType: APNSPushType
+        var priority: Int
+        /// The largest variant's payload.
+        var payloadBytes: Int
+    }
+
+    /// A push as callers see it.
+    struct Report {
+        var push: PushRecord
+        /// Failed deliveries by reason.
+        var failures: [String: Int]
+        /// Set while an unfinished push waits for its app's credential to be fixed.
+        var paused: (reason: String, since: Date?)?
+        /// Per-device outcomes, when asked for.
+        var deliveries: Page<Delivery, Int64>?
+
+        var pending: Int { max(0, push.counts.targeted - push.counts.sent - push.counts.failed - push.counts.cancelled) }
+    }
+
+    struct Delivery {
+        var record: DeliveryRecord
+        /// The apns-id the delivery carried, for sent ones (derived from push and installation, not stored).
+        var apnsID: UUID?
+    }
+
+    /// Which delivery rows a report includes.
+    struct DeliveryPage: Sendable {
+        var state: DeliveryState?
+        var after: Int64 = 0
+        var limit: Int = 100
+    }
+
+    /// Stores the push (before returning, so it survives a crash) and wakes the engine.
+    func create(appID: String, _ input: PushInput) async throws -> Accepted {
+        let (app, id, _) = try await admit(input.spec, appID: appID)
+        let spec = input.spec
+        let now = env.clock.now()
+        let status: PushStatus = (spec.sendAt.map { $0 > now } ?? false) ? .scheduled : .queued
+        let record = PushRecord(id: id, appID: appID, idempotencyKey: spec.idempotencyKey, request: JSON.object(input.document).encoded,
+                                status: status, createdAt: now, sendAt: spec.sendAt, expiresAt: spec.expiration)
+        let (stored, created) = try await env.store.insertPush(record, idempotentSince: now.addingTimeInterval(-env.configuration.idempotencyWindow))
+        if created {
+            env.metrics.increment("herald_pushes_accepted_total")
+            engine.wake()
+        } else if stored.request != record.request {
+            throw ServiceError.conflict("Idempotency key \(spec.idempotencyKey ?? "") was used for a different push (\(stored.id)) in the last 24 hours; use a new key for a new push.",
+                                        code: "idempotency_conflict", field: "idempotencyKey")
+        }
+        return Accepted(push: try await report(stored, app: app), created: created, unresolved: try await unresolved(spec, appID: appID))
+    }
+
+    /// Validates and sizes the audience as `create` would, without storing anything.
+    func dryRun(appID: String, _ input: PushInput) async throws -> DryRun {
+        let spec = input.spec
+        let (_, _, payloadBytes) = try await admit(spec, appID: appID)
+        var count = 0, after: Int64 = 0
+        var environments: [String: Int] = [:]
+        while true {
+            let page = try await env.store.audience(appID: appID, selector: spec.selector, after: after, limit: 5_000)
+            for m in page where spec.filter.isEmpty || spec.filter.matches(m) {
+                count += 1
+                environments[m.environment, default: 0] += 1
+            }
+            guard page.count == 5_000, let last = page.last else { break }
+            after = last.seq
+        }
+        return DryRun(audience: count, unresolved: try await unresolved(spec, appID: appID), environments: environments,
+                      pushType: spec.pushType, priority: spec.priority, payloadBytes: payloadBytes)
+    }
+
+    /// What the push needs beyond its own fields: an app with a topic, and a payload APNs accepts. Returns the
+    /// app, the new push's id (the payload carries it, so it counts in the size) and the largest payload.
+    private func admit(_ spec: PushSpec, appID: String) async throws -> (AppRecord, String, Int) {
+        guard let app = try await env.store.app(id: appID) else { throw ServiceError.notFound("App \(appID)") }
+        guard spec.topic != nil || app.topic != nil else {
+            throw ServiceError(.invalid, code: "missing_topic", message: "No apns-topic: set the app's topic (PATCH /v1/apps/{appId}) or options.topic.", field: "options.topic")
+        }
+        let id = env.newID()
+        let size = spec.content.largestPayloadSize(pushID: id)
+        let limit = spec.pushType.payloadSizeLimit
+        if size > limit {
+            throw ServiceError(.invalid, code: "payload_too_large", message: "The payload is \(size) bytes (largest variant); APNs accepts at most \(limit).", field: "content")
+        }
+        return (app, id, size)
+    }
+
+    /// Reported, never fatal: a stale token in a list must not stop the rest.
+    private func unresolved(_ spec: PushSpec, appID: String) async throws -> [String] {
+        try await env.store.unresolvedTargets(appID: appID, source: spec.selector.source, limit: 100)
+    }
+
+    func get(appID: String, id: String, deliveries: DeliveryPage? = nil) async throws -> Report {
+        guard let p = try await env.store.push(appID: appID, id: id) else { throw Self.notFound(id) }
+        return try await report(p, app: try await env.store.app(id: appID), deliveries: deliveries)
+    }
+
+    /// Newest first.
+    func list(appID: String, status: PushStatus? = nil, before: Date? = nil, limit: Int = 50) async throws -> [Report] {
+        let app = try await env.store.app(id: appID)
+        var reports: [Report] = []
+        for p in try await env.store.pushes(appID: appID, status: status, before: before, limit: limit) {
+            reports.append(try await report(p, app: app))
+        }
+        return reports
+    }
+
+    /// Deliveries not yet sent are dropped; a finished push is a conflict.
+    func cancel(appID: String, id: String) async throws -> Report {
+        do {
+            guard let p = try await env.store.cancelPush(appID: appID, id: id, now: env.clock.now()) else { throw Self.notFound(id) }
+            return try await report(p, app: nil)
+        } catch StoreError.conflict(let message) {
+            throw ServiceError.conflict("\(message); only scheduled, queued or sending pushes can be cancelled.", code: "push_finished")
+        }
+    }
+
+    private func report(_ p: PushRecord, app: AppRecord?, deliveries page: DeliveryPage? = nil) async throws -> Report {
+        var report = Report(push: p, failures: try await env.store.failureReasons(pushID: p.id),
+                            paused: (!p.status.isFinal ? app?.pausedReason : nil).map { ($0, app?.pausedAt) })
+        if let page {
+            let rows = try await env.store.deliveries(pushID: p.id, state: page.state, afterID: page.after, limit: page.limit)
+            let items = rows.map { d in
+                Delivery(record: d, apnsID: d.state == .sent ? stableAPNsID(pushID: p.id, installationID: d.installationID, crypto: env.crypto) : nil)
+            }
+            report.deliveries = Page(items, limit: page.limit) { $0.record.id }
+        }
+        return report
+    }
+
+    static func notFound(_ id: String) -> ServiceError { .notFound("Push \(id)") }
+}
