@@ -16,6 +16,7 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
         let bodyStream: HTTPBodyStream?
         var body: [UInt8] = []
         var received = 0
+        let startedAt = MonotonicTime.now
         /// The parser still owes this request body bytes or its end. False once it ended, or once the rest
         /// of it will never be read (rejected, too large, broken): the connection then closes after answering.
         var reading: Bool
@@ -40,21 +41,29 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
     private var closeAfterResponse = false
     private var closing = false
     private var inputEnded = false
-    /// Reading stopped: a streamed body's consumer is behind, or pipelined requests and unread responses piled up.
-    private var inputPaused = false
-    /// `process` is running: a response written from inside it must not start another pass.
+    /// Reading stops while a streamed body's consumer is behind...
+    private var bodyPaused = false
+    /// ...and while pipelined requests or unread responses pile up.
+    private var backlogPaused = false
+    /// `process` is running; a call from inside it asks for one more pass instead of nesting.
     private var processing = false
+    private var processAgain = false
     private var streamingTask: Task<Void, Never>?
+    /// A streamed response's producer waiting for the client to take what is queued.
+    private var drainWaiter: CheckedContinuation<Void, Never>?
 
     // Deadlines, in MonotonicTime nanoseconds.
+    /// Start of the current phase: the first byte of a request, or the end of the last response.
     private var phaseStartedAt: UInt64
+    private var requestStarted = false
     private var lastInputAt: UInt64
-    private var lastOutputProgressAt: UInt64
+    private var outputQueuedAt: UInt64
     private var timer: TimerID?
     /// The shortest timeout: an armed timer fires no later than this after it was armed.
     private let timerPeriod: UInt64
 
-    /// Pipelined bytes or unread response bytes past which the connection stops reading.
+    /// Pipelined bytes or unread response bytes past which the connection stops reading, and the queued
+    /// response bytes past which a streamed response waits for the client.
     private static let backlogLimit = 256 * 1024
 
     init(loop: EventLoop, limits: HTTP1Limits, bodyPolicy: @escaping HTTPBodyPolicyProvider, handler: @escaping HTTPHandler) {
@@ -67,7 +76,7 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
         let now = MonotonicTime.now
         phaseStartedAt = now
         lastInputAt = now
-        lastOutputProgressAt = now
+        outputQueuedAt = now
     }
 
     // MARK: ConnectionDelegate
@@ -80,15 +89,23 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
 
     func stream(_ stream: StreamConnection, didRead bytes: UnsafeRawBufferPointer) {
         let now = MonotonicTime.now
-        if exchange == nil && parser.isBetweenRequests { phaseStartedAt = now }
+        // The header timeout runs from a request's first byte; empty lines before it count as its start,
+        // so a client cannot hold the connection by trickling line ends.
+        if exchange == nil && !requestStarted {
+            requestStarted = true
+            phaseStartedAt = now
+        }
         lastInputAt = now
         parser.append(bytes)
         process()
     }
 
     func streamDidDrain(_ stream: StreamConnection) {
-        lastOutputProgressAt = MonotonicTime.now
-        if inputPaused && exchange == nil { process() }
+        if let waiter = drainWaiter {
+            drainWaiter = nil
+            waiter.resume()
+        }
+        if backlogPaused { process() }
     }
 
     /// The client half-closed: answer what it already sent, then close. A streamed response (server-sent
@@ -96,20 +113,14 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
     func streamDidReachEndOfInput(_ stream: StreamConnection) {
         inputEnded = true
         if streamingTask != nil { return closeNow() }
-        if let exchange, exchange.reading {
-            // Everything received was parsed already: this body will never be complete.
-            exchange.reading = false
-            guard let bodyStream = exchange.bodyStream else { return closeNow() }
-            bodyStream.fail(.connectionClosed)
-            closeAfterResponse = true
-            return
-        }
-        if exchange == nil { process() }
+        process()
     }
 
     func streamDidClose(_ stream: StreamConnection, error: IOError?) {
         self.stream = nil
         streamingTask?.cancel()
+        drainWaiter?.resume()
+        drainWaiter = nil
         exchange?.bodyStream?.fail(.connectionClosed)
         if let timer { loop.cancelTimer(timer) }
         timer = nil
@@ -118,20 +129,32 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
     // MARK: reading requests
 
     private func process() {
-        guard let stream, !closing, !processing else { return }
+        if processing { processAgain = true; return }
         processing = true
         defer { processing = false }
+        repeat {
+            processAgain = false
+            processOnce()
+        } while processAgain && !closing
+    }
+
+    private func processOnce() {
+        guard let stream, !closing else { return }
         while true {
             if let exchange, !exchange.reading { break }
             if exchange == nil && stream.pendingOutput > Self.backlogLimit { break }
-            if inputPaused && exchange?.bodyStream != nil { break }
+            if bodyPaused { break }
             let event: HTTP1Parser.Event?
             do {
                 event = try parser.next()
             } catch {
                 return fail(status: error.status, code: error.code, message: error.message)
             }
-            guard let event else { break }
+            guard let event else {
+                // Everything received is parsed. After the client's EOF nothing more can come.
+                if inputEnded { return endOfInput() }
+                break
+            }
             switch event {
             case let .head(head): begin(head)
             case let .body(piece): receive(piece)
@@ -139,13 +162,23 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
             }
             if closing { return }
         }
-        // The client has half-closed: once every complete request it sent is answered, nothing more can come.
-        if exchange == nil && inputEnded && stream.pendingOutput <= Self.backlogLimit { return closeNow() }
-        updateInputPause()
+        updateBacklogPause()
         scheduleDeadline()
     }
 
+    /// The client sent EOF and every byte it sent has been parsed.
+    private func endOfInput() {
+        guard let exchange else { return closeNow() }   // between requests: nothing more can come
+        guard exchange.reading else { return }         // its answer is on the way; the close follows it
+        exchange.reading = false
+        guard let bodyStream = exchange.bodyStream else { return closeNow() }
+        // The handler is running: it hears that the body broke off and answers; then the connection closes.
+        bodyStream.fail(.connectionClosed)
+        closeAfterResponse = true
+    }
+
     private func begin(_ head: HTTP1Parser.Head) {
+        requestStarted = false
         let requestHead = HTTPRequestHead(method: head.method, target: head.target, headers: head.headers,
                                           remoteAddress: stream?.remoteAddress ?? "", framing: head.framing)
         if !head.keepAlive { closeAfterResponse = true }
@@ -198,7 +231,10 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
             return
         }
         if let bodyStream = exchange.bodyStream {
-            if !bodyStream.feed(piece) { inputPaused = true; stream?.pauseReading() }
+            if !bodyStream.feed(piece) {
+                bodyPaused = true
+                stream?.pauseReading()
+            }
         } else if exchange.body.isEmpty {
             exchange.body = piece
         } else {
@@ -220,24 +256,25 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
         }
     }
 
+    /// The streamed body's consumer caught up: what the parser holds goes first, then the socket again.
     private func resumeBody() {
-        guard inputPaused, exchange?.bodyStream != nil else { return }
-        inputPaused = false
-        stream?.resumeReading()
+        guard bodyPaused else { return }
+        bodyPaused = false
         lastInputAt = MonotonicTime.now
         process()
+        if !bodyPaused && !backlogPaused { stream?.resumeReading() }
     }
 
     /// Stops reading while answered-but-unread responses or waiting pipelined requests pile up.
-    private func updateInputPause() {
-        guard let stream, exchange?.bodyStream == nil || exchange?.reading == false else { return }
+    private func updateBacklogPause() {
+        guard let stream else { return }
         let backlog = parser.bufferedBytes > Self.backlogLimit || stream.pendingOutput > Self.backlogLimit
-        if backlog && !inputPaused {
-            inputPaused = true
+        if backlog && !backlogPaused {
+            backlogPaused = true
             stream.pauseReading()
-        } else if !backlog && inputPaused {
-            inputPaused = false
-            stream.resumeReading()
+        } else if !backlog && backlogPaused {
+            backlogPaused = false
+            if !bodyPaused { stream.resumeReading() }
         }
     }
 
@@ -258,49 +295,75 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
         if exchange.reading {
             // A streaming handler answered before the body ended: the rest is never read.
             exchange.reading = false
+            exchange.bodyStream?.fail(.connectionClosed)
             closeAfterResponse = true
         }
+        let head = exchange.head
+        // RFC 9110 §6.4.1: these carry no body, and no length either.
+        let bodiless = response.status == 204 || response.status == 304 || (100..<200).contains(response.status)
+        let sendsBody = head.method != "HEAD" && !bodiless
         var text = "HTTP/1.1 \(response.status) \(HTTPStatus.reason(response.status))\r\n"
         for h in response.headers where !h.name.caseInsensitiveEquals("content-length") && !h.name.caseInsensitiveEquals("connection")
             && !h.name.caseInsensitiveEquals("transfer-encoding") {
             text += "\(h.name): \(h.value)\r\n"
         }
-        if response.stream != nil {
+        if response.stream != nil && sendsBody {
             text += "transfer-encoding: chunked\r\n"
-        } else {
+        } else if !bodiless {
             text += "content-length: \(response.body.count)\r\n"
         }
-        text += closeAfterResponse ? "connection: close\r\n\r\n" : "\r\n"
-        var bytes = Array(text.utf8)
-        if let body = response.stream {
+        if closeAfterResponse {
+            text += "connection: close\r\n"
+        } else if head.version == "HTTP/1.0" {
+            text += "connection: keep-alive\r\n"
+        }
+        var bytes = Array((text + "\r\n").utf8)
+        if let body = response.stream, sendsBody {
             if !response.body.isEmpty { bytes += Self.chunk(response.body) }
             send(bytes)
             streamingTask = Task { [loop] in
                 for await piece in body where !piece.isEmpty {
                     let framed = Self.chunk(piece)
-                    loop.execute { self.send(framed) }
+                    // Waits while the client is behind: a fast producer must not queue without bound.
+                    await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                        loop.execute { self.sendWhenDrained(framed, waiter) }
+                    }
+                    if Task.isCancelled { break }
                 }
                 loop.execute { self.finishStreaming() }
             }
             scheduleDeadline()
             return
         }
-        if exchange.head.method != "HEAD" { bytes += response.body }
+        if sendsBody { bytes += response.body }
         send(bytes)
         finishResponse()
+    }
+
+    /// Writes a streamed response's piece, then lets its producer go on at once, or once the client has
+    /// taken enough of what is queued.
+    private func sendWhenDrained(_ piece: [UInt8], _ waiter: CheckedContinuation<Void, Never>) {
+        guard let stream else { return waiter.resume() }
+        send(piece)
+        if stream.pendingOutput > Self.backlogLimit {
+            drainWaiter = waiter
+        } else {
+            waiter.resume()
+        }
     }
 
     /// Writes, starting the write timeout's clock when nothing was waiting: the timeout measures how long
     /// queued output goes untaken, not how long the connection has been writing.
     private func send(_ bytes: [UInt8]) {
         guard let stream else { return }
-        if stream.pendingOutput == 0 { lastOutputProgressAt = MonotonicTime.now }
+        if stream.pendingOutput == 0 { outputQueuedAt = MonotonicTime.now }
         stream.write(bytes)
     }
 
     private func finishStreaming() {
-        send(Array("0\r\n\r\n".utf8))
         streamingTask = nil
+        guard exchange != nil, !closing else { return }
+        send(Array("0\r\n\r\n".utf8))
         finishResponse()
     }
 
@@ -335,42 +398,71 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
         closing = true
         if let timer { loop.cancelTimer(timer) }
         timer = nil
-        stream?.finishOutputAndClose()
+        stream?.finishOutputAndClose(drainTimeout: limits.writeTimeout)
     }
 
     // MARK: deadlines
 
-    /// The nearest deadline of the connection's phase, and what happens when it passes.
-    private func deadline() -> (at: UInt64, action: () -> Void)? {
+    private enum Deadline {
+        /// Queued output has gone untaken: drop the connection.
+        case write
+        /// The request body stopped arriving, or arrives too slowly: 408.
+        case body
+        /// The request head did not complete in time: 408.
+        case head
+        /// A keep-alive connection without a request: close quietly.
+        case idle
+        /// Nothing is due; look again (a streamed response can queue output at any time).
+        case recheck
+    }
+
+    /// The least average rate a request body must keep up once `bodyTimeout` has passed: a client sending
+    /// a byte just before each silence would reach the timeout would otherwise hold its connection forever.
+    static let minimumBodyBytesPerSecond: UInt64 = 1024
+
+    /// The nearest deadline of the connection's phase.
+    private func nearestDeadline() -> (at: UInt64, kind: Deadline)? {
         guard let stream, !closing else { return nil }
-        var nearest: (at: UInt64, action: () -> Void)?
-        func consider(_ at: UInt64, _ action: @escaping () -> Void) {
-            if nearest == nil || at < nearest!.at { nearest = (at, action) }
+        var nearest: (at: UInt64, kind: Deadline)?
+        func consider(_ at: UInt64, _ kind: Deadline) {
+            if nearest.map({ at < $0.at }) ?? true { nearest = (at, kind) }
         }
         if stream.pendingOutput > 0 {
-            consider(lastOutputProgressAt &+ limits.writeTimeout.nanosecondsValue) { [weak self] in
-                self?.closing = true
-                self?.stream?.closeAbruptly()
-            }
+            consider(max(outputQueuedAt, stream.lastWriteProgress) &+ limits.writeTimeout.nanosecondsValue, .write)
         }
         if streamingTask != nil {
-            // A streamed response can leave output waiting at any time: keep looking.
-            consider(MonotonicTime.now &+ timerPeriod) { [weak self] in self?.scheduleDeadline() }
+            consider(MonotonicTime.now &+ timerPeriod, .recheck)
         }
         if let exchange {
-            if exchange.reading && !inputPaused {
-                consider(lastInputAt &+ limits.bodyTimeout.nanosecondsValue) { [weak self] in
-                    self?.fail(status: 408, code: "request_timeout", message: "The request body stopped arriving; send it without pauses longer than \(self?.limits.bodyTimeout ?? .zero).")
-                }
+            if exchange.reading && !bodyPaused {
+                consider(lastInputAt &+ limits.bodyTimeout.nanosecondsValue, .body)
+                let allowance = UInt64(exchange.received) * 1_000_000_000 / Self.minimumBodyBytesPerSecond
+                consider(exchange.startedAt &+ limits.bodyTimeout.nanosecondsValue &+ allowance, .body)
             }
-        } else if parser.isBetweenRequests {
-            consider(phaseStartedAt &+ limits.idleTimeout.nanosecondsValue) { [weak self] in self?.closeNow() }
-        } else {
-            consider(phaseStartedAt &+ limits.headerTimeout.nanosecondsValue) { [weak self] in
-                self?.fail(status: 408, code: "request_timeout", message: "The request head did not arrive within \(self?.limits.headerTimeout ?? .zero).")
-            }
+        } else if !requestStarted && parser.isBetweenRequests {
+            consider(phaseStartedAt &+ limits.idleTimeout.nanosecondsValue, .idle)
+        } else if !backlogPaused {
+            // While paused for backlog the rest of the head may simply not have been read yet.
+            consider(phaseStartedAt &+ limits.headerTimeout.nanosecondsValue, .head)
         }
         return nearest
+    }
+
+    private func deadlinePassed(_ kind: Deadline) {
+        switch kind {
+        case .write:
+            closing = true
+            stream?.closeAbruptly()
+        case .body:
+            fail(status: 408, code: "request_timeout",
+                 message: "The request body arrived too slowly; send it without pauses longer than \(limits.bodyTimeout) and at \(Self.minimumBodyBytesPerSecond) bytes/s or more.")
+        case .head:
+            fail(status: 408, code: "request_timeout", message: "The request head did not arrive within \(limits.headerTimeout).")
+        case .idle:
+            closeNow()
+        case .recheck:
+            scheduleDeadline()
+        }
     }
 
     /// Keeps one timer armed, set no later than the shortest timeout from when it was armed. Every deadline
@@ -378,7 +470,7 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
     /// it; and nothing is cancelled or re-armed per request, which would leave a dead entry in the loop's
     /// timer heap for each.
     private func scheduleDeadline() {
-        guard timer == nil, let (at, _) = deadline() else { return }
+        guard timer == nil, let (at, _) = nearestDeadline() else { return }
         let now = MonotonicTime.now
         let fireAt = min(at, now &+ timerPeriod)
         timer = loop.schedule(after: .nanoseconds(Int64(fireAt > now ? fireAt - now : 0))) { [weak self] in self?.deadlineTimerFired() }
@@ -386,12 +478,13 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
 
     private func deadlineTimerFired() {
         timer = nil
-        guard let (at, action) = deadline() else { return }
-        if at <= MonotonicTime.now { action() } else { scheduleDeadline() }
+        guard let (at, kind) = nearestDeadline() else { return }
+        if at <= MonotonicTime.now { deadlinePassed(kind) } else { scheduleDeadline() }
     }
 
     // MARK: helpers
 
+    /// The API's error shape, written here because this module sits below the ones that render JSON.
     static func errorResponse(_ status: Int, _ code: String, _ message: String) -> HTTPResponse {
         HTTPResponse(status: status, json: #"{"error":{"code":"\#(code)","message":\#(jsonString(message)),"field":null}}"#)
     }

@@ -253,8 +253,11 @@ struct HTTP1Parser {
             throw .malformed("the request line must end in HTTP/1.1")
         }
         let methodText = String(decoding: method, as: UTF8.self)
-        let targetText = String(decoding: target, as: UTF8.self)
-        guard target.first == UInt8(ascii: "/") || (targetText == "*" && methodText == "OPTIONS") else {
+        var targetText = String(decoding: target, as: UTF8.self)
+        if let path = Self.originForm(ofAbsolute: targetText) {
+            // RFC 9112 §3.2.2: a server accepts the absolute form; the path is what routes.
+            targetText = path
+        } else if !(target.first == UInt8(ascii: "/") || (targetText == "*" && methodText == "OPTIONS")) {
             throw .malformed("the request target must be a path starting with /")
         }
         return Head(method: methodText, target: targetText, version: versionText, headers: HTTPHeaders(),
@@ -316,19 +319,32 @@ struct HTTP1Parser {
         var size = 0
         var digits = 0
         var index = line.startIndex
+        var sawDigit = false
         while index < line.endIndex, let value = Self.hexValue(line[index]) {
-            digits += 1
+            sawDigit = true
+            // Leading zeros add nothing and do not count against the digit limit.
+            if size != 0 || value != 0 { digits += 1 }
             // 15 hex digits is 2^60 bytes: far past any limit, and the sum cannot overflow.
             guard digits <= 15 else { throw .malformed("the chunk size is too large") }
             size = size << 4 | value
             index += 1
         }
-        guard digits > 0 else { throw .malformed("a chunk size must be hexadecimal digits") }
+        guard sawDigit else { throw .malformed("a chunk size must be hexadecimal digits") }
         var rest = line[index...]
         while let b = rest.first, b == 0x20 || b == 0x09 { rest = rest.dropFirst() }
         guard rest.isEmpty || rest.first == UInt8(ascii: ";") else { throw .malformed("a chunk size must be hexadecimal digits") }
         guard rest.allSatisfy({ $0 >= 0x20 && $0 != 0x7F || $0 == 0x09 }) else { throw .malformed("a chunk extension contains a control character") }
         return size
+    }
+
+    /// `/path?query` of an absolute-form target (`http://host/path?query`), nil for any other form.
+    private static func originForm(ofAbsolute target: String) -> String? {
+        let lower = target.lowercased()
+        guard let scheme = ["http://", "https://"].first(where: { lower.hasPrefix($0) }) else { return nil }
+        let rest = target.dropFirst(scheme.count)
+        guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
+        let path = String(rest[slash...])
+        return path.hasPrefix("?") ? "/" + path : path
     }
 
     private static func hexValue(_ b: UInt8) -> Int? {

@@ -39,6 +39,9 @@ public final class HTTPBodyStream: AsyncSequence, Sendable {
 
     /// Past this many buffered bytes the producer pauses.
     public static let highWater = 256 * 1024
+
+    /// What a piece holds in memory: a body of one-byte chunks is many small arrays, each with a header.
+    private static func cost(_ piece: [UInt8]) -> Int { piece.count + 64 }
     private let state = Mutex(State())
     /// Called (off the loop) once the consumer has taken what made the producer pause.
     private let onDemand: @Sendable () -> Void
@@ -66,7 +69,7 @@ public final class HTTPBodyStream: AsyncSequence, Sendable {
                 return (w, true)
             }
             s.pieces.append(piece)
-            s.buffered += piece.count
+            s.buffered += Self.cost(piece)
             s.producerPaused = s.buffered > Self.highWater
             return (nil, !s.producerPaused)
         }
@@ -103,7 +106,7 @@ public final class HTTPBodyStream: AsyncSequence, Sendable {
                 if s.head < s.pieces.count {
                     let piece = s.pieces[s.head]
                     s.head += 1
-                    s.buffered -= piece.count
+                    s.buffered -= Self.cost(piece)
                     if s.head == s.pieces.count { s.pieces.removeAll(keepingCapacity: true); s.head = 0 }
                     let resume = s.producerPaused && s.buffered <= Self.highWater / 2
                     if resume { s.producerPaused = false }
@@ -112,6 +115,7 @@ public final class HTTPBodyStream: AsyncSequence, Sendable {
                 if let e = s.error { return .failed(e) }
                 if s.ended { return .end }
                 // Nothing buffered, so the producer is not paused: the next piece comes by itself.
+                precondition(s.waiter == nil, "an HTTPBodyStream has one consumer")
                 s.waiter = continuation
                 return .wait
             }

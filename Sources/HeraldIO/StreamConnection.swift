@@ -90,30 +90,47 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
         }
     }
 
-    /// Wraps an accepted socket. Call on `loop`.
-    public static func accepted(fd: Int32, remote: String, tls: TLSContext?, loop: EventLoop, delegate: ConnectionDelegate) throws -> StreamConnection {
+    /// Wraps an accepted socket. Call on `loop`. When it throws, the caller still owns `fd` and closes it.
+    /// A TLS handshake that has not finished within `handshakeTimeout` closes the connection, so clients
+    /// that connect and stay silent cannot hold a server's connection slots.
+    public static func accepted(fd: Int32, remote: String, tls: TLSContext?, loop: EventLoop, delegate: ConnectionDelegate,
+                                handshakeTimeout: Duration = .seconds(10)) throws -> StreamConnection {
         let conn = StreamConnection(loop: loop, fd: fd, remote: remote, state: tls == nil ? .open : .tlsHandshake,
                                     tls: tls, serverName: nil, delegate: delegate)
+        do {
+            try conn.start(handshakeTimeout: handshakeTimeout)
+        } catch {
+            conn.state = .closed   // the fd stays the caller's: closing it twice could close another's
+            throw error
+        }
+        return conn
+    }
+
+    private func start(handshakeTimeout: Duration) throws {
+        let conn = self
         Socket.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY)
-        if let tls {
+        if let tls = tlsContext {
             conn.tls = try TLSSession(context: tls, fd: fd, serverName: nil)
+            conn.timeoutTimer = loop.schedule(after: handshakeTimeout) { [weak conn] in
+                guard let conn, conn.state == .tlsHandshake else { return }
+                conn.fail(.timeout("the TLS handshake took longer than \(handshakeTimeout)"))
+            }
             if let delay = tls.handshakeDelay?(), delay > .zero {
                 // Registered without interest until the delay is over: the handshake simply waits.
                 try loop.register(fd: fd, handler: conn, readable: false)
                 loop.schedule(after: delay) { [weak conn] in
                     guard let conn, conn.state == .tlsHandshake else { return }
-                    conn.loop.modify(fd: fd, readable: true, writable: false)
+                    conn.loop.modify(fd: conn.fd, readable: true, writable: false)
                     conn.continueHandshake()
                 }
-                return conn
+                return
             }
             try loop.register(fd: fd, handler: conn)
             conn.continueHandshake()
         } else {
             try loop.register(fd: fd, handler: conn)
-            delegate.streamDidBecomeReady(conn)
+            delegate?.streamDidBecomeReady(conn)
         }
-        return conn
     }
 
     // MARK: writing
@@ -129,6 +146,10 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
 
     /// Bytes queued but not yet taken by the kernel.
     public var pendingOutput: Int { output.count - outputOffset }
+
+    /// When the kernel last took some of the queued bytes (`MonotonicTime`): a write timeout measures
+    /// from here, so a slow reader that keeps reading is not mistaken for one that stopped.
+    public private(set) var lastWriteProgress = MonotonicTime.now
 
     /// Stops reading (backpressure) until `resumeReading`.
     public func pauseReading() {
@@ -146,26 +167,44 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
 
     /// The socket is watched for input unless reading is paused or the peer's input has ended; a lingering
     /// close reads (and discards) whatever comes until the peer closes.
-    private var wantsInput: Bool { lingering || (!readPaused && !inputEnded) }
+    private var wantsInput: Bool { !inputEnded && (lingering || !readPaused) }
 
     /// The server's way to end a connection without losing its last response (RFC 9112 §9.6): write what is
-    /// queued, then close our side for writing and read and drop what the client still sends, until the
-    /// client closes, `linger` passes or `maxDiscard` bytes came. Closing with unread input would make the
-    /// kernel reset the connection, and a client can then lose the response before reading it.
-    public func finishOutputAndClose(linger: Duration = .seconds(2), maxDiscard: Int = 1 << 20) {
+    /// queued (the client has `drainTimeout` without taking any of it before the connection is dropped),
+    /// then close our side for writing and read and drop what the client still sends, until the client
+    /// closes, `linger` passes or `maxDiscard` bytes came. Closing with unread input would make the kernel
+    /// reset the connection, and a client can then lose the response before reading it.
+    public func finishOutputAndClose(drainTimeout: Duration = .seconds(30), linger: Duration = .seconds(2), maxDiscard: Int = 1 << 20) {
         guard state == .open, !lingering else { return close() }
         lingering = true
+        lingerTime = linger
         discarded = -maxDiscard
         if let t = timeoutTimer { loop.cancelTimer(t) }
-        timeoutTimer = loop.schedule(after: linger) { [weak self] in self?.finish(error: nil) }
-        loop.modify(fd: fd, readable: true, writable: writableArmed)
-        if pendingOutput == 0 { halfCloseAfterOutput() } else { flush() }
+        timeoutTimer = nil
+        loop.modify(fd: fd, readable: wantsInput, writable: writableArmed)
+        if pendingOutput == 0 { return halfCloseAfterOutput() }
+        watchDrain(drainTimeout)
+        flush()
+    }
+
+    private var lingerTime: Duration = .seconds(2)
+
+    /// Drops the connection when queued output has gone untaken for `timeout`.
+    private func watchDrain(_ timeout: Duration) {
+        timeoutTimer = loop.schedule(after: timeout) { [weak self] in
+            guard let self, self.state == .open, self.pendingOutput > 0 else { return }
+            let idle = MonotonicTime.now &- self.lastWriteProgress
+            if idle >= timeout.nanosecondsValue { return self.closeAbruptly() }
+            self.watchDrain(.nanoseconds(Int64(timeout.nanosecondsValue - idle)))
+        }
     }
 
     private func halfCloseAfterOutput() {
         tls?.shutdown()
         if inputEnded { return finish(error: nil) }
         Glibc.shutdown(fd, Int32(SHUT_WR))
+        if let t = timeoutTimer { loop.cancelTimer(t) }
+        timeoutTimer = loop.schedule(after: lingerTime) { [weak self] in self?.finish(error: nil) }
     }
 
     /// Closes after flushing what is queued (best effort).
@@ -322,8 +361,16 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
 
     private func discardInput() {
         for _ in 0..<16 {
+            guard state == .open, !inputEnded else { return }
             let n = Glibc.read(fd, readBuffer.baseAddress, readBuffer.count)
-            if n == 0 { return finish(error: nil) }
+            if n == 0 {
+                // The client is done sending; what is still queued for it goes out first.
+                guard pendingOutput == 0 else {
+                    inputEnded = true
+                    return loop.modify(fd: fd, readable: false, writable: writableArmed)
+                }
+                return finish(error: nil)
+            }
             if n < 0 {
                 if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
                 return finish(error: nil)
@@ -352,6 +399,7 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
             if result < 0 { return finish(error: .connectionClosed) }
             if result == 0 { return setWritable(true) }
             outputOffset += result
+            lastWriteProgress = MonotonicTime.now
         }
         output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
         outputOffset = 0

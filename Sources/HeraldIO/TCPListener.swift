@@ -35,6 +35,16 @@ public final class TCPListener: EventHandler, @unchecked Sendable {
         while open, let (client, address) = Socket.accept(fd) {
             onAccept(client, address, group.next())
         }
+        // Out of file descriptors: the pending connection stays queued and the level-triggered socket would
+        // wake the loop again at once, spinning it. Stop watching for a moment instead.
+        let failure = errno
+        if open && (failure == EMFILE || failure == ENFILE || failure == ENOBUFS || failure == ENOMEM) {
+            loop.modify(fd: fd, readable: false, writable: false)
+            loop.schedule(after: .milliseconds(100)) { [weak self] in
+                guard let self, self.open else { return }
+                self.loop.modify(fd: self.fd, readable: true, writable: false)
+            }
+        }
     }
 
     /// Stops accepting. Existing connections are not touched.

@@ -35,7 +35,9 @@ struct RecordSplitter {
                     if inQuotes { continue }
                     append(bytes[start..<i])
                     records.append(Record(line: recordLine, bytes: pending, truncated: truncated))
-                    pending.removeAll(keepingCapacity: true)
+                    // A fresh array: the record shares the old one's storage, and keeping its capacity
+                    // would copy that whole capacity for every later record.
+                    pending = []
                     truncated = false
                     recordLine = line
                     start = i + 1

@@ -88,11 +88,22 @@ struct TransferAPI {
 
         let body = ctx.request.bodyStream ?? HTTPBodyStream(ctx.request.body)
         var splitter = RecordSplitter(quoteAware: format == .csv, maxRecordBytes: Self.maxLineBytes)
-        while let piece = try await body.next() {
-            for record in splitter.push(piece) {
-                try take(record)
-                if batch.count >= Self.batchSize { try await flush() }
+        do {
+            while let piece = try await body.next() {
+                for record in splitter.push(piece) {
+                    try take(record)
+                    if batch.count >= Self.batchSize { try await flush() }
+                }
             }
+        } catch let error as HTTPBodyError where created + updated > 0 {
+            // Batches before the break are committed: say so, so the caller resumes rather than guesses.
+            let status = switch error {
+            case .timedOut: 408
+            case .tooLarge: 413
+            case .malformed, .connectionClosed: 400
+            }
+            throw APIError(status: status, code: "import_interrupted",
+                           message: "The body broke off (\(error)) after \(created) installations were created and \(updated) updated; those are stored. Send the rest again: an import is an upsert, so lines sent twice do no harm.")
         }
         if let last = splitter.finish() { try take(last) }
         if format == .csv && csvHeader == nil {
@@ -105,34 +116,51 @@ struct TransferAPI {
     func export(_ ctx: RequestContext) async throws -> HTTPResponse {
         let appID = try ctx.appID
         let format = try format(ctx)
-        let installations = self.installations
-        let (stream, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .bufferingOldest(4))
-        let producer = Task {
-            if format == .csv { continuation.yield(Array(CSV.line(Self.csvColumns).utf8)) }
-            var after: Int64 = 0
-            do {
-                while !Task.isCancelled {
-                    let page = try await installations.query(appID: appID, InstallationQuery(afterSeq: after, limit: 1_000))
-                    var chunk = ""
-                    for r in page.items {
-                        switch format {
-                        case .jsonl: chunk += InstallationInput.json(r).encoded + "\n"
-                        case .csv: chunk += CSV.line(Self.csvRow(r))
-                        }
-                    }
-                    if !chunk.isEmpty { continuation.yield(Array(chunk.utf8)) }
-                    guard let next = page.next else { break }
-                    after = next
-                }
-            } catch {
-                // The status line is gone already; end the body so the client sees a short export.
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in producer.cancel() }
+        let cursor = ExportCursor(installations: installations, appID: appID, format: format)
+        // Pulled a page at a time as the connection sends: the client's pace sets the reading pace, and no
+        // page can be dropped or pile up.
+        let stream = AsyncStream<[UInt8]>(unfolding: { await cursor.next() })
         let type = format == .csv ? "text/csv; charset=utf-8" : "application/x-ndjson"
         return HTTPResponse(status: 200, headers: ["content-type": type, "content-disposition": "attachment; filename=\"installations.\(format.rawValue)\""],
                             stream: stream)
+    }
+
+    /// The pages of an export, read as they are sent.
+    private actor ExportCursor {
+        let installations: InstallationsService
+        let appID: String
+        let format: Format
+        private var after: Int64 = 0
+        private var headerSent = false
+        private var done = false
+
+        init(installations: InstallationsService, appID: String, format: Format) {
+            self.installations = installations
+            self.appID = appID
+            self.format = format
+        }
+
+        func next() async -> [UInt8]? {
+            if format == .csv && !headerSent {
+                headerSent = true
+                return Array(CSV.line(TransferAPI.csvColumns).utf8)
+            }
+            while !done {
+                // A failed read ends the body: the status line is gone already, so the client sees a short export.
+                guard let page = try? await installations.query(appID: appID, InstallationQuery(afterSeq: after, limit: 1_000)) else { break }
+                if let next = page.next { after = next } else { done = true }
+                var chunk = ""
+                for r in page.items {
+                    switch format {
+                    case .jsonl: chunk += InstallationInput.json(r).encoded + "\n"
+                    case .csv: chunk += CSV.line(TransferAPI.csvRow(r))
+                    }
+                }
+                if !chunk.isEmpty { return Array(chunk.utf8) }
+            }
+            done = true
+            return nil
+        }
     }
 
     /// The longest line an import accepts; a longer one is reported and skipped, never held whole.

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCrypto
 import HeraldHTTP
+import HeraldIO
 import HeraldSimulator
 import HeraldStore
 
@@ -100,8 +101,16 @@ public final class ProviderServer: Sendable {
             bootstrap = try await makeDefaultApp(service: service, bundleID: settings.defaultBundleID,
                                                  simulator: simulator, generatedAdmin: report.generatedAdminKey)
         }
+        // Connections past the descriptors left for the store, the APNs client and the simulator are refused
+        // by the limit rather than by a failed accept.
+        var limits = settings.service.httpLimits
+        let descriptors = FileDescriptorLimit.raise()
+        if limits.maxConnections > descriptors - 256 {
+            limits.maxConnections = max(64, descriptors - 256)
+            log(.warning, "http.maxConnections lowered to \(limits.maxConnections): the process may open \(descriptors) files (ulimit -n)")
+        }
         let http = try HTTPServer(configuration: .init(host: settings.host, port: settings.port, maxBodyBytes: settings.service.maxBodyBytes,
-                                                       limits: settings.service.httpLimits),
+                                                       limits: limits),
                                   bodyPolicy: service.bodyPolicy, handler: service.handler)
         try await http.start()
         if settings.apns.sandbox != .sandbox || settings.apns.production != .production {

@@ -1,0 +1,19 @@
+import Foundation
+
+/// The process's limit on open file descriptors. Servers raise the soft limit to the hard one at start
+/// (1024 is a common soft default, too low for a server) and keep their connection limits below it, so that
+/// a flood of connections is refused by the limit and never starves SQLite or the APNs client of descriptors.
+public enum FileDescriptorLimit {
+    /// Raises the soft limit to the hard limit when it is lower; returns the soft limit in force.
+    @discardableResult
+    public static func raise() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        return Int(clamping: limit.rlim_cur)   // RLIM_INFINITY is the largest value: clamps to Int.max
+    }
+}
