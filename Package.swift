@@ -37,6 +37,8 @@ let package = Package(
         .target(name: "HeraldSimulator", dependencies: ["APNSCore", "HeraldHTTP", "HeraldCrypto"]),
         // Storage: SQLite (embedded) behind one protocol
         .target(name: "HeraldStore", dependencies: ["CSQLite", "CHeraldShims"]),
+        // Storage on PostgreSQL (libpq): the same contract, for several nodes on one database
+        .target(name: "HeraldPostgres", dependencies: ["HeraldStore", "CPostgres"]),
         // Provider service: REST API, registry, push API, queue, dispatcher, scheduler
         .target(name: "HeraldServer", dependencies: ["HeraldStore", "APNSClient", "HeraldSimulator", "HeraldHTTP", "HeraldCrypto"]),
         // App SDK: Foundation only
@@ -59,7 +61,7 @@ let package = Package(
         .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore"], resources: [.copy("Golden")]),
         .testTarget(name: "APNSClientTests", dependencies: ["APNSClient", "HeraldSimulator", "HeraldCrypto"]),
         .testTarget(name: "HeraldSimulatorTests", dependencies: ["HeraldSimulator", "APNSClient", "HeraldCrypto"]),
-        .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore"]),
+        .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldPostgres"]),
         .testTarget(name: "HeraldServerTests", dependencies: ["HeraldServer", "HeraldSimulator", "APNSClient"]),
         .testTarget(name: "HeraldClientTests", dependencies: ["HeraldClient"]),
         .testTarget(name: "HeraldCLITests", dependencies: ["HeraldCLI"]),
