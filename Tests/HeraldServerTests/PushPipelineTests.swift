@@ -7,8 +7,8 @@ import Testing
 /// Push API through the durable queue to the transport. The transport is the in-memory RecordingTransport,
 /// standing in for the network only; everything else (SQLite, crypto, router) is real.
 @Suite struct PushPipelineTests {
-    @Test func tagPushReachesTaggedActiveDevicesWithHeraldPushIdInThePayload() async throws {
-        let t = try await TestService()
+    @Test(arguments: ServerStore.available) func tagPushReachesTaggedActiveDevicesWithHeraldPushIdInThePayload(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
         let app = try await t.createApp()
         for i in 0..<6 { try await t.register(app, "i-\(i)", token: token(i), tags: i % 2 == 0 ? ["news"] : ["sport"]) }
         let r = await t.call("POST", "/v1/pushes", key: app.master,
@@ -42,8 +42,8 @@ import Testing
         #expect(a.count == 36 && Array(a)[14] == "5")
     }
 
-    @Test func targetingByTagsAllNoneAliasAndPropertyFilters() async throws {
-        let t = try await TestService()
+    @Test(arguments: ServerStore.available) func targetingByTagsAllNoneAliasAndPropertyFilters(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
         let app = try await t.createApp()
         try await t.register(app, "a", token: token(1), tags: ["news", "vip"], extra: ["locale": "fr-FR", "properties": ["plan": "gold"]])
         try await t.register(app, "b", token: token(2), tags: ["news"], extra: ["locale": "fr-CA", "properties": ["plan": "free"]])
@@ -65,8 +65,8 @@ import Testing
         #expect(await t.call("GET", "/v1/pushes", key: app.master).body["pushes"]?.arrayValue?.count == 1)
     }
 
-    @Test func localizedVariantsAreEncodedOncePerVariant() async throws {
-        let t = try await TestService()
+    @Test(arguments: ServerStore.available) func localizedVariantsAreEncodedOncePerVariant(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
         let app = try await t.createApp()
         try await t.register(app, "fr1", token: token(1), extra: ["locale": "fr-FR"])
         try await t.register(app, "fr2", token: token(2), extra: ["locale": "fr-CA"])
@@ -327,8 +327,8 @@ import Testing
         #expect(status["status"] == "done" && status["counts"]?["sent"] == 1 && status["paused"] == .null)
     }
 
-    @Test func idempotencyKeyReturnsTheSamePushAndSendsNothingTwice() async throws {
-        let t = try await TestService()
+    @Test(arguments: ServerStore.available) func idempotencyKeyReturnsTheSamePushAndSendsNothingTwice(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
         let app = try await t.createApp()
         try await t.register(app, "i", token: token(1))
         let body: JSON = ["target": ["all": true], "content": ["alert": "x"], "idempotencyKey": "order-42"]
@@ -352,8 +352,8 @@ import Testing
         #expect(later.status == 202 && later.body["id"] != first.body["id"])
     }
 
-    @Test func scheduledPushWaitsForItsTimeAndCanBeCancelled() async throws {
-        let t = try await TestService()
+    @Test(arguments: ServerStore.available) func scheduledPushWaitsForItsTimeAndCanBeCancelled(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
         let app = try await t.createApp()
         try await t.register(app, "i", token: token(1))
         let later = try await t.push(app, ["target": ["all": true], "content": ["alert": "later"], "options": ["sendAt": "2027-01-15T09:00:00Z"]])
@@ -390,8 +390,8 @@ import Testing
         #expect(t.transport.notifications.map(\.deviceToken) == [token(2), token(3), token(1)])
     }
 
-    @Test func badgeIncrementsAreAtomicUnderConcurrentPushes() async throws {
-        let t = try await TestService()
+    @Test(arguments: ServerStore.available) func badgeIncrementsAreAtomicUnderConcurrentPushes(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
         let app = try await t.createApp()
         try await t.register(app, "i", token: token(1), extra: ["badge": 2])
         func concurrently(_ n: Int, _ badge: JSON) async throws {

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+@testable import HeraldPostgres
+
+/// The stores server tests run on: SQLite always, PostgreSQL when `HERALD_TEST_POSTGRES_URL` names a test
+/// server (`make test` starts one). Each service gets a database of its own.
+enum ServerStore: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite, postgres
+
+    static var available: [ServerStore] { postgresTestURL == nil ? [.sqlite] : allCases }
+
+    var testDescription: String { rawValue }
+
+    /// `store.url` for a service on this store: nil for SQLite, a fresh database for PostgreSQL.
+    func storeURL() async throws -> String? {
+        switch self {
+        case .sqlite: nil
+        case .postgres: try await freshPostgresDatabase()
+        }
+    }
+}
+
+let postgresTestURL: String? = {
+    let value = ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES_URL"] ?? ""
+    return value.isEmpty ? nil : value
+}()
+
+/// Creates an empty database on the test server and returns the URL that names it.
+func freshPostgresDatabase() async throws -> String {
+    guard let url = postgresTestURL else { throw TestFailure("HERALD_TEST_POSTGRES_URL is not set") }
+    let name = "herald_s_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+    let admin = try await PostgresStore(url: url, poolSize: 1)
+    // An identifier made here from a UUID: CREATE DATABASE takes no parameters.
+    try await admin.database.withConnection { try $0.executeScript("CREATE DATABASE \(name)") }
+    await admin.close()
+    guard url.contains("://"), var components = URLComponents(string: url) else { return url + " dbname=" + name }
+    components.path = "/" + name
+    return components.string ?? url
+}
