@@ -37,7 +37,7 @@ struct TestService {
         let dir = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("herald-server-\(UUID().uuidString)")
         var config = HeraldConfiguration()
         config.databasePath = dir.appendingPathComponent("herald.sqlite").path
-        config.storeURL = try await store.storeURL()
+        config.storeURL = try await store.storeURL(directory: dir)
         config.adminKey = testAdminKey
         config.runWorkers = false
         config.apiRateLimit = 0

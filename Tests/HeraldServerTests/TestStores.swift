@@ -11,12 +11,18 @@ enum ServerStore: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     var testDescription: String { rawValue }
 
-    /// `store.url` for a service on this store: nil for SQLite, a fresh database for PostgreSQL.
-    func storeURL() async throws -> String? {
-        switch self {
-        case .sqlite: nil
-        case .postgres: try await freshPostgresDatabase()
-        }
+    /// `store.url` for a service on this store: nil for SQLite, a fresh database for PostgreSQL. With a
+    /// `directory`, a service started again on that directory (a restart) gets the same database, as it
+    /// gets the same SQLite file: the database's URL is kept in the directory.
+    func storeURL(directory: URL? = nil) async throws -> String? {
+        guard self == .postgres else { return nil }
+        guard let directory else { return try await freshPostgresDatabase() }
+        let file = directory.appendingPathComponent("postgres-url")
+        if let kept = try? String(contentsOf: file, encoding: .utf8) { return kept }
+        let url = try await freshPostgresDatabase()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try url.write(to: file, atomically: true, encoding: .utf8)
+        return url
     }
 }
 

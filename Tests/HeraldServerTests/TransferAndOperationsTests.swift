@@ -140,8 +140,8 @@ import HeraldHTTP
 }
 
 @Suite struct RetentionTests {
-    @Test func finishedPushesAreDeletedAfterTheRetention() async throws {
-        let t = try await TestService { $0.retentionDays = 2 }
+    @Test(arguments: ServerStore.available) func finishedPushesAreDeletedAfterTheRetention(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store) { $0.retentionDays = 2 }
         let app = try await t.createApp()
         try await t.register(app, "i", token: token(1))
         let old = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"]])
