@@ -40,8 +40,10 @@ let package = Package(
         .target(name: "HeraldSimulator", dependencies: ["APNSCore", "HeraldHTTP", "HeraldCrypto"]),
         // Storage: SQLite (embedded) behind one protocol
         .target(name: "HeraldStore", dependencies: ["CSQLite", "CHeraldShims"]),
+        // Storage on PostgreSQL (libpq): the same contract, for several nodes on one database
+        .target(name: "HeraldPostgres", dependencies: ["HeraldStore", "CPostgres"]),
         // Provider service: REST API, registry, push API, queue, dispatcher, scheduler
-        .target(name: "HeraldServer", dependencies: ["HeraldStore", "APNSClient", "HeraldSimulator", "HeraldHTTP", "HeraldCrypto"]),
+        .target(name: "HeraldServer", dependencies: ["HeraldStore", "HeraldPostgres", "APNSClient", "HeraldSimulator", "HeraldHTTP", "HeraldCrypto"]),
         // App SDK: Foundation only
         .target(name: "HeraldClient"),
         // Command line: subcommands; `herald` is a thin main
@@ -62,8 +64,8 @@ let package = Package(
         .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore"], resources: [.copy("Golden")]),
         .testTarget(name: "APNSClientTests", dependencies: ["APNSClient", "HeraldSimulator", "HeraldCrypto"]),
         .testTarget(name: "HeraldSimulatorTests", dependencies: ["HeraldSimulator", "APNSClient", "HeraldCrypto"]),
-        .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore"]),
-        .testTarget(name: "HeraldServerTests", dependencies: ["HeraldServer", "HeraldSimulator", "APNSClient"]),
+        .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldPostgres"]),
+        .testTarget(name: "HeraldServerTests", dependencies: ["HeraldServer", "HeraldSimulator", "APNSClient", "HeraldPostgres"]),
         .testTarget(name: "HeraldClientTests", dependencies: ["HeraldClient"]),
         .testTarget(name: "HeraldCLITests", dependencies: ["HeraldCLI"]),
         .testTarget(name: "LinuxLoopTests", dependencies: ["HeraldLinuxLoop"]),

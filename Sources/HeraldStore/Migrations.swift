@@ -3,6 +3,10 @@ public struct Migration: Sendable {
     public var version: Int
     public var name: String
     public var sql: String
+
+    public init(version: Int, name: String, sql: String) {
+        self.version = version; self.name = name; self.sql = sql
+    }
 }
 
 /// Applies the migrations not yet recorded in `schema_migrations`, each in its own transaction.

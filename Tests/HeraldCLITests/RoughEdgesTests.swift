@@ -36,6 +36,14 @@ import HeraldHTTP
         #expect(summary.contains("400 BadDeviceToken: 1 (APNs refused the notification: HTTP 400 BadDeviceToken)"))
     }
 
+    @Test func printConfigShowsTheStoreURLWithoutItsPassword() throws {
+        let sources = try ConfigurationSources(file: nil, environment: ["HERALD_STORE_URL": "postgres://herald:s3cret@db.internal:5432/herald"],
+                                               flags: [:], known: ServeCommand.knownKeys)
+        let lines = ServeCommand.printedConfiguration(try ServeSettings(sources.values), sources: sources)
+        #expect(lines.contains("store.url = postgres://herald:***@db.internal:5432/herald   # environment HERALD_STORE_URL"))
+        #expect(!lines.contains { $0.contains("s3cret") })
+    }
+
     @Test func printConfigShowsEveryEffectiveValueAndNoSecret() throws {
         let adminKey = "operator-admin-key-0123456789"
         let secret = Data(repeating: 7, count: 32).base64EncodedString()

@@ -27,6 +27,25 @@ import Testing
         }
     }
 
+    @Test func storeURLChoosesPostgreSQLAndIsShownWithoutItsPassword() throws {
+        #expect(HeraldConfiguration().storeURL == nil, "SQLite by default")
+        #expect(HeraldConfiguration().effectiveValues["store.url"] == "(not set: SQLite at store.path)")
+        for url in ["postgres://herald:s3cret@db:5432/herald", "postgresql://herald@db/herald?sslmode=require&password=s3cret",
+                    "host=db dbname=herald password=s3cret"] {
+            let c = try HeraldConfiguration(values: ["store.url": url])
+            #expect(c.storeURL == url, "handed to libpq unchanged")
+            let shown = try #require(c.effectiveValues["store.url"])
+            #expect(!shown.contains("s3cret") && shown.contains("***"))
+            #expect(c.effectiveValues["store.path"] == "(unused: store.url is set)")
+        }
+        #expect {
+            _ = try HeraldConfiguration(values: ["store.url": "mysql://root:s3cret@db/herald"])
+        } throws: { error in
+            let invalid = error as? HeraldConfiguration.Invalid
+            return invalid?.key == "store.url" && !(invalid?.description.contains("s3cret") ?? true)
+        }
+    }
+
     @Test func theSecretKeyFileIsCreatedOnceWithOwnerOnlyPermissions() async throws {
         let t = try await TestService()
         let path = t.directory.appendingPathComponent("secret.key").path

@@ -18,12 +18,13 @@ import HeraldSimulator
         }
     }
 
-    func start() async throws -> (ProviderServer, API) {
+    func start(store: ServerStore = .sqlite) async throws -> (ProviderServer, API) {
         var settings = ProviderServer.Settings()
         settings.port = 0
         settings.simulatorInspectionPort = nil
         settings.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-e2e-\(UUID().uuidString)").path
         settings.service.databasePath = settings.dataDirectory + "/herald.sqlite"
+        settings.service.storeURL = try await store.storeURL()
         settings.service.pollInterval = 0.05
         let server = try await ProviderServer.start(settings, log: { _, _ in })
         return (server, API(client: HTTP1Client(host: "127.0.0.1", port: server.port)))
@@ -37,8 +38,8 @@ import HeraldSimulator
         return false
     }
 
-    @Test func registerPushByTagReceiveOpenAndCount() async throws {
-        let (server, api) = try await start()
+    @Test(arguments: ServerStore.available) func registerPushByTagReceiveOpenAndCount(_ store: ServerStore) async throws {
+        let (server, api) = try await start(store: store)
         defer { Task { await server.stop() } }
         let sim = try #require(server.simulator)
         let boot = server.bootstrap

@@ -3,8 +3,8 @@ import Testing
 @testable import HeraldServer
 
 @Suite struct InstallationsTests {
-    @Test func createThenUpdateReturns201Then200WithTheFullObject() async throws {
-        let t = try await TestService()
+    @Test(arguments: ServerStore.available) func createThenUpdateReturns201Then200WithTheFullObject(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
         let app = try await t.createApp()
         let body: JSON = ["installationId": "5B1F0C7E-0000-4000-8000-000000000001", "deviceToken": .string(token(7).uppercased()),
                           "environment": "sandbox", "topic": "com.example.demo", "tags": ["news", "vip"], "alias": "ann",
@@ -29,8 +29,8 @@ import Testing
         #expect(again.body["updatedAt"]?.stringValue == "2027-01-15T08:01:00.000Z")
     }
 
-    @Test func patchDeleteAndTags() async throws {
-        let t = try await TestService()
+    @Test(arguments: ServerStore.available) func patchDeleteAndTags(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
         let app = try await t.createApp()
         let id = try #require(try await t.register(app, "i-1", token: token(1), tags: ["a"])["id"]?.stringValue)
         let patched = await t.call("PATCH", "/v1/installations/\(id)", key: app.client, json: ["locale": "de-DE", "tags": ["x", "y"]])
@@ -68,8 +68,8 @@ import Testing
         #expect(try await t.service.store.installationCount(appID: app.id) == 0)
     }
 
-    @Test func queryFiltersAndPaginatesWithACursor() async throws {
-        let t = try await TestService()
+    @Test(arguments: ServerStore.available) func queryFiltersAndPaginatesWithACursor(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
         let app = try await t.createApp()
         for i in 0..<7 {
             try await t.register(app, "i-\(i)", token: token(i), tags: i < 5 ? ["news"] : [], extra: ["alias": .string(i == 3 ? "ann" : "x\(i)")])
@@ -95,8 +95,8 @@ import Testing
         #expect(await t.call("GET", "/v1/installations?active=maybe", key: app.master).status == 400)
     }
 
-    @Test func opensAreIdempotentAndCounted() async throws {
-        let t = try await TestService()
+    @Test(arguments: ServerStore.available) func opensAreIdempotentAndCounted(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
         let app = try await t.createApp()
         try await t.register(app, "i-1", token: token(1))
         let pushID = try await t.push(app, ["target": ["all": true], "content": ["alert": "hi"]])

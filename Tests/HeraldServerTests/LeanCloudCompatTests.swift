@@ -5,8 +5,8 @@ import HeraldHTTP
 
 /// A LeanCloud app and backend pointed at Herald: same paths, same fields, same key headers.
 @Suite struct LeanCloudCompatTests {
-    @Test func leanCloudInstallationAndPushRequestsWork() async throws {
-        let t = try await TestService()
+    @Test(arguments: ServerStore.available) func leanCloudInstallationAndPushRequestsWork(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
         let app = try await t.createApp()
         let saved = await t.call("POST", "/1.1/installations", json: [
             "deviceType": "ios", "deviceToken": .string(token(1).uppercased()), "installationId": "lc-1",

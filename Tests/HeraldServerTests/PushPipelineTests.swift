@@ -7,8 +7,8 @@ import Testing
 /// Push API through the durable queue to the transport. The transport is the in-memory RecordingTransport,
 /// standing in for the network only; everything else (SQLite, crypto, router) is real.
 @Suite struct PushPipelineTests {
-    @Test func tagPushReachesTaggedActiveDevicesWithHeraldPushIdInThePayload() async throws {
-        let t = try await TestService()
+    @Test(arguments: ServerStore.available) func tagPushReachesTaggedActiveDevicesWithHeraldPushIdInThePayload(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
         let app = try await t.createApp()
         for i in 0..<6 { try await t.register(app, "i-\(i)", token: token(i), tags: i % 2 == 0 ? ["news"] : ["sport"]) }
         let r = await t.call("POST", "/v1/pushes", key: app.master,
@@ -42,8 +42,8 @@ import Testing
         #expect(a.count == 36 && Array(a)[14] == "5")
     }
 
-    @Test func targetingByTagsAllNoneAliasAndPropertyFilters() async throws {
-        let t = try await TestService()
+    @Test(arguments: ServerStore.available) func targetingByTagsAllNoneAliasAndPropertyFilters(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
         let app = try await t.createApp()
         try await t.register(app, "a", token: token(1), tags: ["news", "vip"], extra: ["locale": "fr-FR", "properties": ["plan": "gold"]])
         try await t.register(app, "b", token: token(2), tags: ["news"], extra: ["locale": "fr-CA", "properties": ["plan": "free"]])
@@ -65,8 +65,8 @@ import Testing
         #expect(await t.call("GET", "/v1/pushes", key: app.master).body["pushes"]?.arrayValue?.count == 1)
     }
 
-    @Test func localizedVariantsAreEncodedOncePerVariant() async throws {
-        let t = try await TestService()
+    @Test(arguments: ServerStore.available) func localizedVariantsAreEncodedOncePerVariant(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
         let app = try await t.createApp()
         try await t.register(app, "fr1", token: token(1), extra: ["locale": "fr-FR"])
         try await t.register(app, "fr2", token: token(2), extra: ["locale": "fr-CA"])
@@ -144,8 +144,8 @@ import Testing
         #expect(await t.call("GET", "/v1/installations/dead", key: app.master).body["active"] == true)
     }
 
-    @Test func a410OlderThanTheLatestRegistrationDoesNotRetire() async throws {
-        let t = try await TestService()
+    @Test(arguments: ServerStore.available) func a410OlderThanTheLatestRegistrationDoesNotRetire(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
         let app = try await t.createApp()
         try await t.register(app, "i", token: token(1))
         // APNs says the token died an hour before the device registered it again.
@@ -156,8 +156,8 @@ import Testing
         #expect(await t.call("GET", "/v1/installations/i", key: app.master).body["active"] == true)
     }
 
-    @Test func transientFailuresRetryWithBackoffUntilSent() async throws {
-        let t = try await TestService { $0.retryBase = 10; $0.retryCap = 60 }
+    @Test(arguments: ServerStore.available) func transientFailuresRetryWithBackoffUntilSent(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store) { $0.retryBase = 10; $0.retryCap = 60 }
         let app = try await t.createApp()
         try await t.register(app, "i", token: token(1))
         t.transport.answer { DeliveryResult(id: $0.id, status: 503, reason: "ServiceUnavailable") }
@@ -188,8 +188,8 @@ import Testing
         #expect(plan.plan([member], now: now).map(\.notBefore) == [now])
     }
 
-    @Test func twoCallersDrivingTheEngineAtOnceSendEachDeviceOnce() async throws {
-        let t = try await TestService { $0.fanOutBatchSize = 4; $0.dispatchBatchSize = 2; $0.dispatchConcurrency = 2 }
+    @Test(arguments: ServerStore.available) func twoCallersDrivingTheEngineAtOnceSendEachDeviceOnce(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store) { $0.fanOutBatchSize = 4; $0.dispatchBatchSize = 2; $0.dispatchConcurrency = 2 }
         let app = try await t.createApp()
         for i in 0..<40 { try await t.register(app, "i-\(i)", token: token(i)) }
         let id = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"]])
@@ -290,8 +290,8 @@ import Testing
         #expect(status["deliveries"]?.arrayValue?.allSatisfy { $0["state"] == "sent" } == true)
     }
 
-    @Test func retriesStopAtTheExpiration() async throws {
-        let t = try await TestService { $0.retryBase = 10; $0.retryCap = 10 }
+    @Test(arguments: ServerStore.available) func retriesStopAtTheExpiration(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store) { $0.retryBase = 10; $0.retryCap = 10 }
         let app = try await t.createApp()
         try await t.register(app, "i", token: token(1))
         t.transport.answer { DeliveryResult(id: $0.id, status: 500, reason: "InternalServerError") }
@@ -303,9 +303,9 @@ import Testing
         #expect(t.transport.notifications.count <= 4)
     }
 
-    @Test func credentialFailurePausesTheAppUntilANewCredentialArrives() async throws {
+    @Test(arguments: ServerStore.available) func credentialFailurePausesTheAppUntilANewCredentialArrives(_ store: ServerStore) async throws {
         let lines = Mutex<[String]>([])
-        let t = try await TestService(log: { level, message in lines.withLock { $0.append("\(level.rawValue) \(message)") } })
+        let t = try await TestService(store: store, log: { level, message in lines.withLock { $0.append("\(level.rawValue) \(message)") } })
         let app = try await t.createApp()
         try await t.register(app, "i", token: token(1))
         t.transport.answer { DeliveryResult(id: $0.id, status: 403, reason: "InvalidProviderToken") }
@@ -327,8 +327,8 @@ import Testing
         #expect(status["status"] == "done" && status["counts"]?["sent"] == 1 && status["paused"] == .null)
     }
 
-    @Test func idempotencyKeyReturnsTheSamePushAndSendsNothingTwice() async throws {
-        let t = try await TestService()
+    @Test(arguments: ServerStore.available) func idempotencyKeyReturnsTheSamePushAndSendsNothingTwice(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
         let app = try await t.createApp()
         try await t.register(app, "i", token: token(1))
         let body: JSON = ["target": ["all": true], "content": ["alert": "x"], "idempotencyKey": "order-42"]
@@ -352,8 +352,8 @@ import Testing
         #expect(later.status == 202 && later.body["id"] != first.body["id"])
     }
 
-    @Test func scheduledPushWaitsForItsTimeAndCanBeCancelled() async throws {
-        let t = try await TestService()
+    @Test(arguments: ServerStore.available) func scheduledPushWaitsForItsTimeAndCanBeCancelled(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
         let app = try await t.createApp()
         try await t.register(app, "i", token: token(1))
         let later = try await t.push(app, ["target": ["all": true], "content": ["alert": "later"], "options": ["sendAt": "2027-01-15T09:00:00Z"]])
@@ -390,8 +390,8 @@ import Testing
         #expect(t.transport.notifications.map(\.deviceToken) == [token(2), token(3), token(1)])
     }
 
-    @Test func badgeIncrementsAreAtomicUnderConcurrentPushes() async throws {
-        let t = try await TestService()
+    @Test(arguments: ServerStore.available) func badgeIncrementsAreAtomicUnderConcurrentPushes(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
         let app = try await t.createApp()
         try await t.register(app, "i", token: token(1), extra: ["badge": 2])
         func concurrently(_ n: Int, _ badge: JSON) async throws {
@@ -482,13 +482,13 @@ import Testing
         #expect(counts?["sent"] == 2 && counts?["targeted"] == 2)
     }
 
-    @Test func anUnfinishedPushResumesAfterARestartWithoutResending() async throws {
+    @Test(arguments: ServerStore.available) func anUnfinishedPushResumesAfterARestartWithoutResending(_ store: ServerStore) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-restart-\(UUID().uuidString)")
         let clock = ManualClock(start)
         var app: TestService.App!
         var pushID = ""
         do {
-            let t = try await TestService(directory: dir, clock: clock) { $0.fanOutBatchSize = 4; $0.dispatchBatchSize = 3; $0.dispatchConcurrency = 1 }
+            let t = try await TestService(directory: dir, store: store, clock: clock) { $0.fanOutBatchSize = 4; $0.dispatchBatchSize = 3; $0.dispatchConcurrency = 1 }
             app = try await t.createApp()
             for i in 0..<10 { try await t.register(app, "i-\(i)", token: token(i)) }
             pushID = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"]])
@@ -502,7 +502,7 @@ import Testing
             #expect(stuck.count == 1)
         }
         let restarted = RecordingTransport()
-        let t2 = try await TestService(directory: dir, transport: restarted, clock: clock) { $0.fanOutBatchSize = 4; $0.dispatchBatchSize = 3 }
+        let t2 = try await TestService(directory: dir, store: store, transport: restarted, clock: clock) { $0.fanOutBatchSize = 4; $0.dispatchBatchSize = 3 }
         try await t2.deliver()
         #expect(restarted.notifications.count == 7)
         let status = await t2.status(app, pushID)
@@ -524,8 +524,8 @@ import Testing
         #expect(t.transport.notifications.count == 5)
     }
 
-    @Test func pushesShareTheDispatcherFairly() async throws {
-        let t = try await TestService { $0.dispatchBatchSize = 2; $0.dispatchConcurrency = 1 }
+    @Test(arguments: ServerStore.available) func pushesShareTheDispatcherFairly(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store) { $0.dispatchBatchSize = 2; $0.dispatchConcurrency = 1 }
         let app = try await t.createApp()
         for i in 0..<6 { try await t.register(app, "i-\(i)", token: token(i)) }
         let big = try await t.push(app, ["target": ["all": true], "content": ["alert": "big"]])

@@ -24,18 +24,20 @@ final class RecordingTransport: PushTransport {
     }
 }
 
-/// A service on a real SQLite file in a fresh temporary directory, called in-process (no sockets).
+/// A service on a real SQLite file in a fresh temporary directory (or, with `store: .postgres`, a fresh
+/// PostgreSQL database), called in-process (no sockets).
 struct TestService {
     let service: HeraldService
     let transport: RecordingTransport
     let clock: ManualClock
     let directory: URL
 
-    init(directory: URL? = nil, transport: RecordingTransport = RecordingTransport(), clock: ManualClock = ManualClock(start),
+    init(directory: URL? = nil, store: ServerStore = .sqlite, transport: RecordingTransport = RecordingTransport(), clock: ManualClock = ManualClock(start),
          configure: (inout HeraldConfiguration) -> Void = { _ in }, log: @escaping LogHandler = { _, _ in }) async throws {
         let dir = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("herald-server-\(UUID().uuidString)")
         var config = HeraldConfiguration()
         config.databasePath = dir.appendingPathComponent("herald.sqlite").path
+        config.storeURL = try await store.storeURL(directory: dir)
         config.adminKey = testAdminKey
         config.runWorkers = false
         config.apiRateLimit = 0

@@ -20,9 +20,9 @@ import HeraldHTTP
         return list.map { item in .object(Dictionary(uniqueKeysWithValues: Self.compared.map { ($0, item[$0] ?? .null) })) }
     }
 
-    @Test(arguments: ["jsonl", "csv"])
-    func exportImportsBackUnchangedIntoAnotherApp(format: String) async throws {
-        let t = try await TestService()
+    @Test(arguments: ServerStore.available, ["jsonl", "csv"])
+    func exportImportsBackUnchangedIntoAnotherApp(store: ServerStore, format: String) async throws {
+        let t = try await TestService(store: store)
         let source = try await t.createApp("source")
         let target = try await t.createApp("target")
         try await seed(t, source)
@@ -39,9 +39,9 @@ import HeraldHTTP
     }
 
     /// Issue #13: import dropped `active`, so retired installations came back active (and would be pushed to).
-    @Test(arguments: ["jsonl", "csv"])
-    func inactiveInstallationsImportBackInactive(format: String) async throws {
-        let t = try await TestService()
+    @Test(arguments: ServerStore.available, ["jsonl", "csv"])
+    func inactiveInstallationsImportBackInactive(store: ServerStore, format: String) async throws {
+        let t = try await TestService(store: store)
         let source = try await t.createApp("source")
         let target = try await t.createApp("target")
         try await seed(t, source)
@@ -140,8 +140,8 @@ import HeraldHTTP
 }
 
 @Suite struct RetentionTests {
-    @Test func finishedPushesAreDeletedAfterTheRetention() async throws {
-        let t = try await TestService { $0.retentionDays = 2 }
+    @Test(arguments: ServerStore.available) func finishedPushesAreDeletedAfterTheRetention(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store) { $0.retentionDays = 2 }
         let app = try await t.createApp()
         try await t.register(app, "i", token: token(1))
         let old = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"]])

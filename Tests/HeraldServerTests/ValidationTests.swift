@@ -54,20 +54,20 @@ import Testing
         #expect(await t.call("GET", "/v1/installations/export?format=xml", key: app.master).status == 400)
     }
 
-    @Test func aScheduledPushSurvivesARestart() async throws {
+    @Test(arguments: ServerStore.available) func aScheduledPushSurvivesARestart(_ store: ServerStore) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-sched-\(UUID().uuidString)")
         let clock = ManualClock(start)
         var app: TestService.App!
         var id = ""
         do {
-            let t = try await TestService(directory: dir, clock: clock)
+            let t = try await TestService(directory: dir, store: store, clock: clock)
             app = try await t.createApp()
             try await t.register(app, "i", token: token(1))
             id = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"], "options": ["sendAt": "2027-01-16T08:00:00Z"]])
             try await t.deliver()
             await t.service.shutdown()
         }
-        let t2 = try await TestService(directory: dir, clock: clock)
+        let t2 = try await TestService(directory: dir, store: store, clock: clock)
         try await t2.deliver()
         #expect(t2.transport.notifications.isEmpty)
         clock.advance(by: 86_400)

@@ -1,11 +1,15 @@
 import Foundation
 import HeraldHTTP
+import HeraldPostgres
 
 /// Settings of `herald serve`. Each has one dotted key (`delivery.batchSize`), which the CLI also accepts as
 /// `HERALD_DELIVERY_BATCH_SIZE` and `--delivery-batch-size`; `init(values:)` reads the dotted form.
 public struct HeraldConfiguration: Sendable {
     /// `store.path`: the SQLite database file.
     public var databasePath: String = "herald-data/herald.sqlite"
+    /// `store.url`: a PostgreSQL database (`postgres://user:pass@host:5432/db`, `postgresql://...` or libpq's
+    /// `host=... dbname=...`); when set, the store is PostgreSQL and `store.path` is unused.
+    public var storeURL: String?
     /// `secrets.key`: base64 of the 32-byte key that encrypts APNs credentials at rest.
     public var secretKey: [UInt8]?
     /// `secrets.keyFile`: file holding that key (created with mode 0600 if missing). Default: next to the database.
@@ -56,7 +60,7 @@ public struct HeraldConfiguration: Sendable {
 
     /// Every dotted key understood by `init(values:)`.
     public static let keys = [
-        "store.path", "secrets.key", "secrets.keyFile", "admin.key", "api.maxBodyBytes", "api.importMaxBodyBytes",
+        "store.path", "store.url", "secrets.key", "secrets.keyFile", "admin.key", "api.maxBodyBytes", "api.importMaxBodyBytes",
         "api.rateLimit", "api.rateBurst", "delivery.fanOutBatchSize", "delivery.batchSize", "delivery.concurrency",
         "delivery.pollInterval", "delivery.retryBase", "delivery.retryCap", "delivery.maxAttempts", "delivery.defaultTTL",
         "push.idempotencyWindow", "push.retentionDays", "delivery.workers", "delivery.shutdownGrace",
@@ -78,7 +82,8 @@ public struct HeraldConfiguration: Sendable {
         func number(_ n: Double) -> String { n.rounded() == n && abs(n) < 1e15 ? String(Int(n)) : String(n) }
         func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
         return [
-            "store.path": databasePath,
+            "store.path": storeURL == nil ? databasePath : "(unused: store.url is set)",
+            "store.url": storeURL.map(PostgresStore.redacted) ?? "(not set: SQLite at store.path)",
             "secrets.key": secretKey == nil ? "(not set: the key file is used)" : "(set, hidden)",
             "secrets.keyFile": secretKey == nil ? effectiveSecretKeyFile : "(unused: secrets.key is set)",
             "admin.key": adminKey == nil ? "(not set: one is generated on first start)" : "(set, hidden)",
@@ -130,6 +135,13 @@ public struct HeraldConfiguration: Sendable {
             }
             switch key {
             case "store.path": databasePath = value
+            case "store.url":
+                // The value itself is never echoed: it may hold a password.
+                let lower = value.lowercased()
+                guard lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://") || value.contains("=") else {
+                    throw Invalid(key: key, message: "expected a PostgreSQL URL (postgres://user:password@host:5432/database) or libpq keywords (host=... dbname=...)")
+                }
+                storeURL = value
             case "secrets.key":
                 guard let data = Data(base64Encoded: value), data.count == 32 else {
                     throw Invalid(key: key, message: "expected base64 of 32 random bytes (`head -c 32 /dev/urandom | base64`)")

@@ -37,15 +37,7 @@ public final class HeraldService: Sendable {
     public init(configuration: HeraldConfiguration, transport: any PushTransport, clock: any HeraldClock = SystemClock(),
                 crypto: (any ServerCrypto)? = nil, log: @escaping LogHandler = { _, _ in }) async throws {
         self.configuration = configuration
-        let dbURL = URL(fileURLWithPath: configuration.databasePath)
-        try FileManager.default.createDirectory(at: dbURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let store = try await SQLiteStore(path: configuration.databasePath, now: clock.now()) { failure in
-            if let failure {
-                log(.error, "\(OperationsAPI.storageReason(failure)); /readyz answers 503 meanwhile")
-            } else {
-                log(.info, "storage has room again: writes succeed and /readyz is ready")
-            }
-        }
+        let store = try await Self.openStore(configuration, now: clock.now(), log: log)
         let crypto = try crypto ?? SecretBoxCrypto(secretKey: try Self.secretKey(configuration))
         let metrics = Metrics()
         let authenticator = KeyAuthenticator(store: store, crypto: crypto)
@@ -123,6 +115,8 @@ public final class HeraldService: Sendable {
         var rng = SystemRandomNumberGenerator()
         for i in key.indices { key[i] = rng.next() }
         do {
+            // With PostgreSQL nothing else creates the data directory the key file defaults to.
+            try FileManager.default.createDirectory(at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
             try writeSecretFile(Array((Data(key).base64EncodedString() + "\n").utf8), to: path)
         } catch {
             throw HeraldConfiguration.Invalid(key: "secrets.keyFile", message: "cannot create \(path) (\(error)); check the directory permissions")

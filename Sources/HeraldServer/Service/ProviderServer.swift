@@ -2,6 +2,7 @@ import Foundation
 import HeraldCrypto
 import HeraldHTTP
 import HeraldIO
+import HeraldPostgres
 import HeraldSimulator
 import HeraldStore
 
@@ -136,7 +137,7 @@ public final class ProviderServer: Sendable {
 
     private func announce(_ settings: Settings, log: LogHandler) {
         log(.info, "herald serve listening on http://\(settings.host):\(port) (OpenAPI at /openapi.json, metrics at /metrics)")
-        log(.info, "store: \(settings.service.databasePath)")
+        log(.info, "store: " + (settings.service.storeURL.map { "PostgreSQL \(PostgresStore.redacted($0))" } ?? settings.service.databasePath))
         if let ports = simulatorPorts {
             log(.info, "APNs: credentials made by the built-in simulator (the default app's) deliver to it (sandbox 127.0.0.1:\(ports.sandbox), production 127.0.0.1:\(ports.production)); upload an Apple .p8 key or certificate to deliver through Apple")
             if ports.inspection != 0 { log(.info, "simulator inspection API: http://127.0.0.1:\(ports.inspection)  (herald device / herald sim use it)") }

@@ -30,4 +30,10 @@ public struct AudienceMember: Sendable {
     public var timeZone: String?
     public var appVersion: String?
     public var properties: String
+
+    public init(seq: Int64, id: String, deviceToken: String, environment: String, locale: String?, timeZone: String?,
+                appVersion: String?, properties: String) {
+        self.seq = seq; self.id = id; self.deviceToken = deviceToken; self.environment = environment
+        self.locale = locale; self.timeZone = timeZone; self.appVersion = appVersion; self.properties = properties
+    }
 }

@@ -64,4 +64,10 @@ public struct DeliveryRecord: Sendable {
     public var reason: String?
     public var badge: Int?
     public var updatedAt: Date
+
+    public init(id: Int64, installationID: String, state: DeliveryState, attempts: Int, status: Int?, reason: String?,
+                badge: Int?, updatedAt: Date) {
+        self.id = id; self.installationID = installationID; self.state = state; self.attempts = attempts
+        self.status = status; self.reason = reason; self.badge = badge; self.updatedAt = updatedAt
+    }
 }

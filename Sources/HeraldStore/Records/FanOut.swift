@@ -28,6 +28,10 @@ public struct FanOutProgress: Sendable {
     public var done: Bool
     /// The rows inserted in flight, for the caller to send now.
     public var claimed: [ClaimedDelivery]
+
+    public init(scanned: Int, planned: Int, done: Bool, claimed: [ClaimedDelivery]) {
+        self.scanned = scanned; self.planned = planned; self.done = done; self.claimed = claimed
+    }
 }
 
 /// A member of a fan-out page that was read without writing, with what became of it when the page went

@@ -29,5 +29,17 @@ public struct InstallationRecord: Sendable, Equatable {
     public var lastSeenAt: Date
     /// When the device token was last registered: a 410 older than this must not retire the installation.
     public var tokenUpdatedAt: Date
+
+    public init(seq: Int64, id: String, appID: String, installationID: String, deviceToken: String?, environment: String,
+                topic: String?, tags: [String], alias: String?, userID: String?, locale: String?, timeZone: String?, badge: Int,
+                appVersion: String?, osVersion: String?, deviceModel: String?, properties: String, active: Bool,
+                inactiveReason: String?, inactiveAt: Date?, createdAt: Date, updatedAt: Date, lastSeenAt: Date, tokenUpdatedAt: Date) {
+        self.seq = seq; self.id = id; self.appID = appID; self.installationID = installationID; self.deviceToken = deviceToken
+        self.environment = environment; self.topic = topic; self.tags = tags; self.alias = alias; self.userID = userID
+        self.locale = locale; self.timeZone = timeZone; self.badge = badge; self.appVersion = appVersion
+        self.osVersion = osVersion; self.deviceModel = deviceModel; self.properties = properties; self.active = active
+        self.inactiveReason = inactiveReason; self.inactiveAt = inactiveAt; self.createdAt = createdAt
+        self.updatedAt = updatedAt; self.lastSeenAt = lastSeenAt; self.tokenUpdatedAt = tokenUpdatedAt
+    }
 }
 

@@ -2,18 +2,21 @@ import Foundation
 import Testing
 @testable import HeraldStore
 
-@Suite struct SQLiteStoreTests {
-    @Test func migrationsRunOnceAndSurviveReopen() async throws {
-        let (store, dir) = try await makeStore()
-        #expect(try await store.schemaVersion() == HeraldSchema.migrations.last!.version)
+/// The storage contract (`HeraldStorage`), run against every store: SQLite, and PostgreSQL when a test
+/// server is configured. Each test starts from an empty database of its own.
+@Suite struct StorageConformanceTests {
+    @Test(arguments: StoreKind.available) func migrationsRunOnceAndSurviveReopen(_ kind: StoreKind) async throws {
+        let fresh = try await kind.makeStore()
+        let store = fresh.store
+        #expect(try await store.schemaVersion() == fresh.schemaVersion)
         try await makeApp(store)
-        let reopened = try await SQLiteStore(path: dir.appendingPathComponent("herald.sqlite").path)
-        #expect(try await reopened.schemaVersion() == HeraldSchema.migrations.last!.version)
+        let reopened = try await fresh.reopen()
+        #expect(try await reopened.schemaVersion() == fresh.schemaVersion)
         #expect(try await reopened.app(id: "app1")?.name == "app1")
     }
 
-    @Test func upsertMatchesByInstallationIDThenToken() async throws {
-        let (store, _) = try await makeStore()
+    @Test(arguments: StoreKind.available) func upsertMatchesByInstallationIDThenToken(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
         try await makeApp(store)
         let first = try await register(store, iid: "i-1", token: "aa", tags: ["news"])
         let again = try await register(store, iid: "i-1", token: "bb", tags: ["sport", "news"])
@@ -27,8 +30,8 @@ import Testing
         #expect(try await store.installationCount(appID: "app1") == 1)
     }
 
-    @Test func aTokenMovingToAnotherInstallationDeactivatesTheStaleRow() async throws {
-        let (store, _) = try await makeStore()
+    @Test(arguments: StoreKind.available) func aTokenMovingToAnotherInstallationDeactivatesTheStaleRow(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
         try await makeApp(store)
         let a = try await register(store, iid: "i-1", token: "aa")
         _ = try await register(store, iid: "i-2", token: "bb")
@@ -38,8 +41,8 @@ import Testing
         #expect(stale.deviceToken == nil)
     }
 
-    @Test func fanOutAppliesBadgeIncrementPerInstallationAndAdvancesCursor() async throws {
-        let (store, _) = try await makeStore()
+    @Test(arguments: StoreKind.available) func fanOutAppliesBadgeIncrementPerInstallationAndAdvancesCursor(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
         try await makeApp(store)
         for i in 0..<5 { _ = try await register(store, iid: "i-\(i)", token: "t\(i)", tags: i % 2 == 0 ? ["even"] : ["odd"]) }
         let push = PushRecord(id: "p1", appID: "app1", idempotencyKey: nil, request: "{}", status: .queued, createdAt: t0, sendAt: nil, expiresAt: nil)
@@ -59,8 +62,8 @@ import Testing
         #expect(try await store.claimDeliveries(pushID: "p1", limit: 10, now: t0).isEmpty)
     }
 
-    @Test func fanOutHandsBackDueRowsInFlightUpToTheClaimAndQueuesTheRest() async throws {
-        let (store, _) = try await makeStore()
+    @Test(arguments: StoreKind.available) func fanOutHandsBackDueRowsInFlightUpToTheClaimAndQueuesTheRest(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
         try await makeApp(store)
         for i in 0..<5 { _ = try await register(store, iid: "i-\(i)", token: "t\(i)") }
         _ = try await store.insertPush(PushRecord(id: "p1", appID: "app1", idempotencyKey: nil, request: "{}", status: .queued, createdAt: t0, sendAt: nil, expiresAt: nil), idempotentSince: t0)
@@ -84,8 +87,8 @@ import Testing
         #expect(try await store.deliveries(pushID: "p1", state: .sent, afterID: 0, limit: 10).count == 3)
     }
 
-    @Test func retirementIsSkippedWhenTheTokenWasRegisteredAfterThe410Timestamp() async throws {
-        let (store, _) = try await makeStore()
+    @Test(arguments: StoreKind.available) func retirementIsSkippedWhenTheTokenWasRegisteredAfterThe410Timestamp(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
         try await makeApp(store)
         let old = try await register(store, iid: "i-1", token: "aa", now: t0)
         let fresh = try await register(store, iid: "i-2", token: "bb", now: t0.addingTimeInterval(100))
@@ -109,8 +112,8 @@ import Testing
         #expect(try await store.failureReasons(pushID: "p1") == ["Unregistered": 2])
     }
 
-    @Test func idempotencyKeyReturnsTheEarlierPushWithinTheWindow() async throws {
-        let (store, _) = try await makeStore()
+    @Test(arguments: StoreKind.available) func idempotencyKeyReturnsTheEarlierPushWithinTheWindow(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
         try await makeApp(store)
         let p1 = PushRecord(id: "p1", appID: "app1", idempotencyKey: "k", request: "{}", status: .queued, createdAt: t0, sendAt: nil, expiresAt: nil)
         #expect(try await store.insertPush(p1, idempotentSince: t0.addingTimeInterval(-10)).created)
@@ -121,8 +124,8 @@ import Testing
         #expect(createdLater && later.id == "p2")
     }
 
-    @Test func valuesWithQuotesTravelSafelyThroughJSONParameters() async throws {
-        let (store, _) = try await makeStore()
+    @Test(arguments: StoreKind.available) func valuesWithQuotesTravelSafelyThroughJSONParameters(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
         try await makeApp(store)
         var d = InstallationDraft(installationID: "i-1", deviceToken: "aa", environment: "production")
         d.alias = .some("o'brien \"x\" \\ ]")

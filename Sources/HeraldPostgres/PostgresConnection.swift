@@ -1,0 +1,274 @@
+import Foundation
+import HeraldStore
+internal import CPostgres
+
+/// A failure reported by PostgreSQL or libpq. The text is the server's (or libpq's) own message, never the
+/// connection string: that may hold a password.
+public struct PostgresError: Error, CustomStringConvertible, Sendable {
+    /// The five-character SQLSTATE (`23505` unique violation, `53100` disk full, ...); nil for connection failures.
+    public var sqlState: String?
+    public var message: String
+    public var sql: String?
+
+    public var description: String {
+        "PostgreSQL error" + (sqlState.map { " \($0)" } ?? "") + ": \(message)" + (sql.map { " (in: \($0.prefix(120)))" } ?? "")
+    }
+
+    /// The server could not write for lack of space: disk full (53100) or out of disk quota class (53xxx
+    /// other than memory and connections).
+    var isStorageFull: Bool { sqlState == "53100" }
+    /// Another transaction changed what this one relied on; running the whole transaction again is safe.
+    var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
+}
+
+/// One libpq connection. Not thread-safe by itself: `PostgresDatabase` lends it to one caller at a time and
+/// runs every call on the connection's own serial queue, which is why it is `@unchecked Sendable`.
+/// Statements are prepared once per connection (named by a counter) and then only their parameters change.
+final class PostgresConnection: @unchecked Sendable {
+    private var handle: OpaquePointer?
+    private var prepared: [String: String] = [:]
+    private let conninfo: String
+
+    /// Connects at once, so a wrong URL or an unreachable server fails when the store opens.
+    init(conninfo: String) throws {
+        self.conninfo = conninfo
+        try connect()
+    }
+
+    deinit { if let handle { PQfinish(handle) } }
+
+    private func connect() throws {
+        if let handle { PQfinish(handle) }
+        prepared.removeAll()
+        let conn = PQconnectdb(conninfo)
+        handle = conn
+        guard let conn, PQstatus(conn) == CONNECTION_OK else {
+            let message = conn.map { Self.trimmed(PQerrorMessage($0)) } ?? "out of memory"
+            if let conn { PQfinish(conn) }
+            handle = nil
+            throw PostgresError(sqlState: nil, message: "cannot connect: \(message)")
+        }
+        // Notices (`... already exists, skipping`) would go to stderr by default: they are not errors.
+        PQsetNoticeProcessor(conn, { _, _ in }, nil)
+    }
+
+    /// Reconnects when the server closed the connection (a restart, an idle timeout): a pooled connection
+    /// should not fail its next caller for what happened while it sat idle.
+    func ensureOpen() throws {
+        if let handle, PQstatus(handle) == CONNECTION_OK { return }
+        try connect()
+    }
+
+    func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+
+    private static func trimmed(_ p: UnsafePointer<CChar>?) -> String {
+        guard let p else { return "" }
+        return String(cString: p).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private func failure(_ result: OpaquePointer?, sql: String?) -> PostgresError {
+        let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
+        var message = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "M"))) }.map { String(cString: $0) } ?? ""
+        if message.isEmpty { message = Self.trimmed(handle.flatMap { PQerrorMessage($0) }) }
+        return PostgresError(sqlState: state, message: message, sql: sql)
+    }
+
+    private func live() throws -> OpaquePointer {
+        guard let handle else { throw PostgresError(sqlState: nil, message: "connection is closed") }
+        return handle
+    }
+
+    /// Runs SQL without parameters that may hold several statements (schema). Not prepared.
+    func executeScript(_ sql: String) throws {
+        let conn = try live()
+        let result = PQexec(conn, sql)
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY else {
+            throw failure(result, sql: sql)
+        }
+    }
+
+    private func statementName(_ sql: String, _ conn: OpaquePointer) throws -> String {
+        if let name = prepared[sql] { return name }
+        let name = "h\(prepared.count + 1)"
+        let result = PQprepare(conn, name, sql, 0, nil)
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_COMMAND_OK else { throw failure(result, sql: sql) }
+        prepared[sql] = name
+        return name
+    }
+
+    /// Runs one prepared statement with every value bound (text format; blobs binary) and hands back the
+    /// result. Values never become part of the SQL text.
+    private func run(_ sql: String, _ arguments: [SQLValue]) throws -> PostgresResult {
+        let conn = try live()
+        let name = try statementName(sql, conn)
+        // All parameter bytes in one buffer (text NUL-terminated), then pointers into it.
+        var bytes: [UInt8] = []
+        var offsets: [Int?] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        for value in arguments {
+            switch value {
+            case .null:
+                offsets.append(nil); lengths.append(0); formats.append(0)
+            case .blob(let b):
+                offsets.append(bytes.count); bytes += b; lengths.append(Int32(b.count)); formats.append(1)
+            default:
+                let text: String
+                switch value {
+                case .integer(let v): text = String(v)
+                case .real(let v): text = String(v)
+                case .text(let v): text = v
+                default: text = ""
+                }
+                offsets.append(bytes.count); bytes += text.utf8; bytes.append(0)
+                lengths.append(0); formats.append(0)
+            }
+        }
+        if bytes.isEmpty { bytes.append(0) }
+        let result: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+            let pointers: [UnsafePointer<CChar>?] = offsets.map { $0.map { base + $0 } }
+            return pointers.withUnsafeBufferPointer { values in
+                lengths.withUnsafeBufferPointer { lens in
+                    formats.withUnsafeBufferPointer { fmts in
+                        PQexecPrepared(conn, name, Int32(arguments.count), values.baseAddress, lens.baseAddress, fmts.baseAddress, 0)
+                    }
+                }
+            }
+        }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            defer { PQclear(result) }
+            throw failure(result, sql: sql)
+        }
+        return PostgresResult(handle: result!)
+    }
+
+    /// Runs one statement; returns the number of rows it changed (or returned).
+    @discardableResult
+    func execute(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int {
+        let result = try run(sql, arguments)
+        return result.affectedRows
+    }
+
+    /// Maps every row of a query, in order.
+    func all<T>(_ sql: String, _ arguments: [SQLValue] = [], _ map: (PostgresRow) throws -> T) throws -> [T] {
+        let result = try run(sql, arguments)
+        var out: [T] = []
+        out.reserveCapacity(result.rowCount)
+        for i in 0..<result.rowCount { out.append(try map(PostgresRow(result: result, row: Int32(i)))) }
+        return out
+    }
+
+    /// Maps the first row of a query, or nil when there is none.
+    func first<T>(_ sql: String, _ arguments: [SQLValue] = [], _ map: (PostgresRow) throws -> T) throws -> T? {
+        let result = try run(sql, arguments)
+        return result.rowCount > 0 ? try map(PostgresRow(result: result, row: 0)) : nil
+    }
+
+    /// Runs `body` inside `BEGIN ... COMMIT`, rolling back if it throws.
+    func transaction<T>(_ begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
+        try executeScript(begin)
+        do {
+            let result = try body()
+            try executeScript("COMMIT")
+            return result
+        } catch {
+            _ = try? executeScript("ROLLBACK")
+            throw error
+        }
+    }
+}
+
+/// A query's result, cleared when the last row view is gone.
+final class PostgresResult {
+    let handle: OpaquePointer
+    init(handle: OpaquePointer) { self.handle = handle }
+    deinit { PQclear(handle) }
+
+    var rowCount: Int { Int(PQntuples(handle)) }
+    var affectedRows: Int {
+        if PQresultStatus(handle) == PGRES_TUPLES_OK { return rowCount }
+        guard let p = PQcmdTuples(handle) else { return 0 }
+        return Int(String(cString: p)) ?? 0
+    }
+}
+
+/// One row of a result (text format), read the way `SQLiteRow` is.
+struct PostgresRow {
+    let result: PostgresResult
+    let row: Int32
+
+    func isNull(_ column: Int) -> Bool { PQgetisnull(result.handle, row, Int32(column)) == 1 }
+
+    func text(_ column: Int) -> String {
+        guard let p = PQgetvalue(result.handle, row, Int32(column)) else { return "" }
+        let n = Int(PQgetlength(result.handle, row, Int32(column)))
+        return p.withMemoryRebound(to: UInt8.self, capacity: n) { String(decoding: UnsafeBufferPointer(start: $0, count: n), as: UTF8.self) }
+    }
+    func optionalText(_ column: Int) -> String? { isNull(column) ? nil : text(column) }
+    func int64(_ column: Int) -> Int64 { Int64(text(column)) ?? 0 }
+    func int(_ column: Int) -> Int { Int(text(column)) ?? 0 }
+    func optionalInt(_ column: Int) -> Int? { isNull(column) ? nil : int(column) }
+    func double(_ column: Int) -> Double { Double(text(column)) ?? 0 }
+    func optionalDouble(_ column: Int) -> Double? { isNull(column) ? nil : double(column) }
+    func bool(_ column: Int) -> Bool { text(column) == "t" }
+    func date(_ column: Int) -> Date { Date(timeIntervalSince1970: double(column)) }
+    func optionalDate(_ column: Int) -> Date? { optionalDouble(column).map(Date.init(timeIntervalSince1970:)) }
+
+    /// bytea in text format is `\x` followed by hex digits.
+    func blob(_ column: Int) -> [UInt8] {
+        let hex = Array(text(column).utf8.dropFirst(2))
+        var out = [UInt8]()
+        out.reserveCapacity(hex.count / 2)
+        func nibble(_ c: UInt8) -> UInt8 { c <= 57 ? c - 48 : (c | 0x20) - 87 }
+        var i = 0
+        while i + 1 < hex.count { out.append(nibble(hex[i]) << 4 | nibble(hex[i + 1])); i += 2 }
+        return out
+    }
+}
+
+/// Values for PostgreSQL array parameters (`= ANY($1::text[])`, `unnest(...)`), written in the array's text
+/// form and bound as one parameter: a list of any length is one statement, and no value enters the SQL.
+enum PGArray {
+    static func text(_ values: [String?]) -> SQLValue {
+        var out = "{"
+        for (i, v) in values.enumerated() {
+            if i > 0 { out += "," }
+            guard let v else { out += "NULL"; continue }
+            out += "\""
+            for c in v.unicodeScalars {
+                if c == "\"" || c == "\\" { out += "\\" }
+                out.unicodeScalars.append(c)
+            }
+            out += "\""
+        }
+        return .text(out + "}")
+    }
+    static func text(_ values: [String]?) -> SQLValue {
+        guard let values else { return .null }
+        return text(values.map(Optional.some))
+    }
+    static func int(_ values: [Int64?]) -> SQLValue {
+        .text("{" + values.map { $0.map(String.init) ?? "NULL" }.joined(separator: ",") + "}")
+    }
+    static func int(_ values: [Int64]) -> SQLValue { .text("{" + values.map(String.init).joined(separator: ",") + "}") }
+    static func bool(_ values: [Bool]) -> SQLValue { .text("{" + values.map { $0 ? "t" : "f" }.joined(separator: ",") + "}") }
+    static func double(_ values: [Double?]) -> SQLValue {
+        .text("{" + values.map { $0.map { String($0) } ?? "NULL" }.joined(separator: ",") + "}")
+    }
+}
+
+extension Date {
+    var pg: SQLValue { .real(timeIntervalSince1970) }
+}
+
+extension Optional where Wrapped == Date {
+    var pg: SQLValue { map { .real($0.timeIntervalSince1970) } ?? .null }
+}

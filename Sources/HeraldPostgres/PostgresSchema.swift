@@ -1,0 +1,103 @@
+import Foundation
+import HeraldStore
+
+/// Herald's schema on PostgreSQL: the SQLite schema's tables and meaning, in PostgreSQL's types. Times stay
+/// seconds since 1970 as `double precision`, as in SQLite, so a stored `Date` reads back exactly and both
+/// stores compare times the same way. Text that is ordered or paged on (`tag > $2`, `ORDER BY id`) is
+/// `COLLATE "C"`: byte order, as SQLite sorts, whatever locale the cluster was made with. Versions are
+/// PostgreSQL's own (they are not SQLite's numbers); an applied migration is never edited, only followed.
+enum PostgresSchema {
+    /// Held (session-level) while migrating, so nodes that start together apply each migration once: the
+    /// others wait, then find it recorded. A fixed number ("HERALD" in ASCII), not derived from input.
+    static let migrationLock: Int64 = 0x48_45_52_41_4C_44
+
+    static let migrations: [Migration] = [
+        Migration(version: 1, name: "apps, keys, credentials, installations, tags, pushes, deliveries, opens", sql: """
+            CREATE TABLE apps (
+                id text COLLATE "C" PRIMARY KEY, name text NOT NULL, topic text, default_time_zone text NOT NULL,
+                rate_limit bigint, paused_reason text, paused_at double precision,
+                created_at double precision NOT NULL, updated_at double precision NOT NULL);
+            CREATE TABLE api_keys (
+                id text COLLATE "C" PRIMARY KEY, app_id text COLLATE "C" REFERENCES apps(id) ON DELETE CASCADE,
+                scope text NOT NULL, hash bytea NOT NULL UNIQUE, hint text NOT NULL,
+                created_at double precision NOT NULL, revoked_at double precision);
+            CREATE INDEX api_keys_app ON api_keys(app_id, scope);
+            CREATE TABLE credentials (
+                app_id text COLLATE "C" NOT NULL REFERENCES apps(id) ON DELETE CASCADE, environment text COLLATE "C" NOT NULL,
+                kind text NOT NULL, sealed bytea NOT NULL, key_id text, team_id text, topic text,
+                created_at double precision NOT NULL, updated_at double precision NOT NULL,
+                PRIMARY KEY (app_id, environment));
+            CREATE TABLE installations (
+                seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, id text COLLATE "C" NOT NULL UNIQUE,
+                app_id text COLLATE "C" NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                installation_id text COLLATE "C" NOT NULL, device_token text COLLATE "C", environment text NOT NULL, topic text,
+                alias text COLLATE "C", user_id text COLLATE "C", locale text, time_zone text, badge bigint NOT NULL DEFAULT 0,
+                app_version text, os_version text, device_model text, properties text NOT NULL DEFAULT '{}',
+                active boolean NOT NULL DEFAULT true, inactive_reason text, inactive_at double precision,
+                created_at double precision NOT NULL, updated_at double precision NOT NULL,
+                last_seen_at double precision NOT NULL, token_updated_at double precision NOT NULL);
+            CREATE UNIQUE INDEX installations_app_iid ON installations(app_id, installation_id);
+            CREATE INDEX installations_app_token ON installations(app_id, device_token);
+            CREATE INDEX installations_app_alias ON installations(app_id, alias) WHERE alias IS NOT NULL;
+            CREATE INDEX installations_app_user ON installations(app_id, user_id) WHERE user_id IS NOT NULL;
+            CREATE INDEX installations_app_updated ON installations(app_id, updated_at);
+            CREATE INDEX installations_app_seq ON installations(app_id, seq);
+            CREATE TABLE installation_tags (
+                app_id text COLLATE "C" NOT NULL, tag text COLLATE "C" NOT NULL,
+                seq bigint NOT NULL REFERENCES installations(seq) ON DELETE CASCADE,
+                PRIMARY KEY (app_id, tag, seq));
+            CREATE INDEX installation_tags_seq ON installation_tags(seq);
+            CREATE TABLE pushes (
+                id text COLLATE "C" PRIMARY KEY, app_id text COLLATE "C" NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                idempotency_key text, request text NOT NULL, status text NOT NULL,
+                created_at double precision NOT NULL, updated_at double precision NOT NULL, send_at double precision,
+                expires_at double precision, finished_at double precision,
+                fanout_cursor bigint NOT NULL DEFAULT 0, fanout_done boolean NOT NULL DEFAULT false,
+                targeted bigint NOT NULL DEFAULT 0, sent bigint NOT NULL DEFAULT 0, failed bigint NOT NULL DEFAULT 0,
+                retired bigint NOT NULL DEFAULT 0, opened bigint NOT NULL DEFAULT 0, cancelled bigint NOT NULL DEFAULT 0,
+                error_code text, error_message text);
+            CREATE UNIQUE INDEX pushes_idempotency ON pushes(app_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+            CREATE INDEX pushes_app_created ON pushes(app_id, created_at);
+            CREATE INDEX pushes_status ON pushes(status, send_at);
+            CREATE TABLE push_failures (
+                push_id text COLLATE "C" NOT NULL REFERENCES pushes(id) ON DELETE CASCADE, reason text NOT NULL,
+                count bigint NOT NULL, PRIMARY KEY (push_id, reason));
+            CREATE TABLE deliveries (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                push_id text COLLATE "C" NOT NULL REFERENCES pushes(id) ON DELETE CASCADE,
+                seq bigint NOT NULL, installation_id text NOT NULL, device_token text NOT NULL,
+                environment text NOT NULL, variant text NOT NULL, badge bigint,
+                state smallint NOT NULL, attempts integer NOT NULL DEFAULT 0, not_before double precision NOT NULL,
+                apns_id text, status integer, reason text, updated_at double precision NOT NULL);
+            -- As on SQLite: small partial indexes hold only the rows that can still change.
+            CREATE INDEX deliveries_push ON deliveries(push_id, id);
+            CREATE INDEX deliveries_pending ON deliveries(push_id, not_before, id) WHERE state = 0;
+            CREATE INDEX deliveries_in_flight ON deliveries(push_id) WHERE state = 1;
+            CREATE TABLE opens (
+                push_id text COLLATE "C" NOT NULL REFERENCES pushes(id) ON DELETE CASCADE, seq bigint NOT NULL,
+                opened_at double precision NOT NULL, PRIMARY KEY (push_id, seq));
+            """),
+    ]
+
+    /// Applies the migrations not yet recorded in `schema_migrations`, each in its own transaction, under
+    /// the migration lock. Returns the versions this call applied.
+    static func migrate(_ connection: PostgresConnection, now: Double) throws -> [Int] {
+        try connection.execute("SELECT pg_advisory_lock($1)", [.integer(migrationLock)])
+        defer { _ = try? connection.execute("SELECT pg_advisory_unlock($1)", [.integer(migrationLock)]) }
+        try connection.executeScript("""
+            CREATE TABLE IF NOT EXISTS schema_migrations (
+                version integer PRIMARY KEY, name text NOT NULL, applied_at double precision NOT NULL);
+            """)
+        let applied = Set(try connection.all("SELECT version FROM schema_migrations") { $0.int(0) })
+        var ran: [Int] = []
+        for migration in migrations.sorted(by: { $0.version < $1.version }) where !applied.contains(migration.version) {
+            try connection.transaction {
+                try connection.executeScript(migration.sql)
+                try connection.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
+                                       [.int(migration.version), .text(migration.name), .real(now)])
+            }
+            ran.append(migration.version)
+        }
+        return ran
+    }
+}

@@ -1,0 +1,333 @@
+import Foundation
+import HeraldStore
+
+extension PostgresStore {
+    static let installationColumns = """
+        seq, id, app_id, installation_id, device_token, environment, topic, alias, user_id, locale, time_zone, badge,
+        app_version, os_version, device_model, properties, active, inactive_reason, inactive_at, created_at, updated_at,
+        last_seen_at, token_updated_at
+        """
+
+    static func installation(_ r: PostgresRow) -> InstallationRecord {
+        InstallationRecord(seq: r.int64(0), id: r.text(1), appID: r.text(2), installationID: r.text(3),
+                           deviceToken: r.optionalText(4), environment: r.text(5), topic: r.optionalText(6), tags: [],
+                           alias: r.optionalText(7), userID: r.optionalText(8), locale: r.optionalText(9),
+                           timeZone: r.optionalText(10), badge: r.int(11), appVersion: r.optionalText(12),
+                           osVersion: r.optionalText(13), deviceModel: r.optionalText(14), properties: r.text(15),
+                           active: r.bool(16), inactiveReason: r.optionalText(17), inactiveAt: r.optionalDate(18),
+                           createdAt: r.date(19), updatedAt: r.date(20), lastSeenAt: r.date(21), tokenUpdatedAt: r.date(22))
+    }
+
+    static func withTags(_ record: InstallationRecord, _ db: PostgresConnection) throws -> InstallationRecord {
+        var r = record
+        r.tags = try db.all("SELECT tag FROM installation_tags WHERE app_id = $1 AND seq = $2 ORDER BY tag",
+                            [.text(r.appID), .integer(r.seq)]) { $0.text(0) }
+        return r
+    }
+
+    /// `forUpdate` locks the row found (write paths): a concurrent read-modify-write of the same
+    /// installation then waits and reads this one's result, as behind SQLite's single writer.
+    static func findInstallation(appID: String, id: String, forUpdate: Bool = false, _ db: PostgresConnection) throws -> InstallationRecord? {
+        let lock = forUpdate ? " FOR UPDATE" : ""
+        let byID = try db.first("SELECT \(installationColumns) FROM installations WHERE id = $1 AND app_id = $2" + lock,
+                                [.text(id), .text(appID)], installation)
+        if let byID { return byID }
+        return try db.first("SELECT \(installationColumns) FROM installations WHERE app_id = $1 AND installation_id = $2" + lock,
+                            [.text(appID), .text(id)], installation)
+    }
+
+    public func installation(appID: String, id: String) async throws -> InstallationRecord? {
+        try await database.read { db in
+            try Self.findInstallation(appID: appID, id: id, db).map { try Self.withTags($0, db) }
+        }
+    }
+
+    /// SQLite's single writer made "look up, then insert or update" atomic. Here concurrent writers of the
+    /// same installation id or token serialize on transaction-scoped advisory locks (taken in one order, so
+    /// they cannot deadlock); every registration shares an app-wide lock that an import takes alone.
+    static func lockForUpsert(appID: String, draft: InstallationDraft, _ db: PostgresConnection) throws {
+        try db.execute("SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))", [.text("herald.app:" + appID)])
+        var keys: [String] = []
+        if let iid = draft.installationID { keys.append("herald.iid:\(appID):\(iid)") }
+        if let token = draft.deviceToken { keys.append("herald.token:\(appID):\(token)") }
+        for key in keys.sorted() {
+            try db.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text(key)])
+        }
+    }
+
+    public func upsertInstallation(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String,
+                                   now: Date) async throws -> (InstallationRecord, created: Bool) {
+        try await database.write { db in
+            try Self.lockForUpsert(appID: appID, draft: draft, db)
+            return try Self.upsert(appID: appID, draft: draft, match: match, newID: newID, now: now, db)
+        }
+    }
+
+    /// Imports many installations in one transaction, with the same outcome as upserting each in order.
+    /// Drafts that match no stored installation and share no installation id or token with an earlier
+    /// draft go in together, by one multi-row insert (`unnest` of array parameters) and one for their tags;
+    /// the others take the one-by-one path.
+    public func importInstallations(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) async throws -> (created: Int, updated: Int) {
+        try await database.write { db in
+            try db.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("herald.app:" + appID)])
+            let takenIDs = Set(try db.all("SELECT installation_id FROM installations WHERE app_id = $1 AND installation_id = ANY($2::text[])",
+                                          [.text(appID), PGArray.text(drafts.compactMap(\.installationID))]) { $0.text(0) })
+            let takenTokens = Set(try db.all("SELECT device_token FROM installations WHERE app_id = $1 AND device_token = ANY($2::text[])",
+                                             [.text(appID), PGArray.text(drafts.compactMap(\.deviceToken))]) { $0.text(0) })
+            var seenIDs = Set<String>(), seenTokens = Set<String>()
+            var fresh: [InstallationRecord] = []
+            var freshTags: [[String]?] = []
+            var created = 0, updated = 0
+            func flush() throws {
+                guard !fresh.isEmpty else { return }
+                try Self.insertNew(fresh, tags: freshTags, db)
+                created += fresh.count
+                fresh.removeAll(keepingCapacity: true)
+                freshTags.removeAll(keepingCapacity: true)
+            }
+            for (draft, newID) in zip(drafts, newIDs) {
+                let iidFree = draft.installationID.map { !takenIDs.contains($0) && !seenIDs.contains($0) } ?? true
+                let tokenFree = draft.deviceToken.map { !takenTokens.contains($0) && !seenTokens.contains($0) } ?? true
+                if let iid = draft.installationID { seenIDs.insert(iid) }
+                if let token = draft.deviceToken { seenTokens.insert(token) }
+                if iidFree && tokenFree {
+                    var r = Self.newRecord(appID: appID, installationID: draft.installationID ?? newID, newID: newID, now: now)
+                    Self.apply(draft, to: &r, now: now)
+                    fresh.append(r)
+                    freshTags.append(draft.tags)
+                    continue
+                }
+                try flush()
+                let (_, isNew) = try Self.upsert(appID: appID, draft: draft, match: .installationIDOrToken, newID: newID, now: now, db, loadTags: false)
+                if isNew { created += 1 } else { updated += 1 }
+            }
+            try flush()
+            return (created, updated)
+        }
+    }
+
+    static func newRecord(appID: String, installationID: String, newID: String, now: Date) -> InstallationRecord {
+        InstallationRecord(
+            seq: 0, id: newID, appID: appID, installationID: installationID, deviceToken: nil,
+            environment: "production", topic: nil, tags: [], alias: nil, userID: nil, locale: nil, timeZone: nil, badge: 0,
+            appVersion: nil, osVersion: nil, deviceModel: nil, properties: "{}", active: true, inactiveReason: nil,
+            inactiveAt: nil, createdAt: now, updatedAt: now, lastSeenAt: now, tokenUpdatedAt: now)
+    }
+
+    /// The draft's fields over the record's (all but the installation id, which needs a conflict check).
+    static func apply(_ draft: InstallationDraft, to r: inout InstallationRecord, now: Date) {
+        if let token = draft.deviceToken {
+            // Registering a token (again) is proof the device is alive: reactivate and restart the 410 clock.
+            r.deviceToken = token
+            r.tokenUpdatedAt = now
+            r.active = true
+            r.inactiveReason = nil
+            r.inactiveAt = nil
+        }
+        if let inactive = draft.inactive {
+            r.active = false
+            r.inactiveReason = inactive.reason
+            r.inactiveAt = inactive.at ?? now
+        }
+        if let v = draft.environment { r.environment = v }
+        if let v = draft.topic { r.topic = v }
+        if let v = draft.alias { r.alias = v }
+        if let v = draft.userID { r.userID = v }
+        if let v = draft.locale { r.locale = v }
+        if let v = draft.timeZone { r.timeZone = v }
+        if let v = draft.badge { r.badge = v }
+        if let v = draft.appVersion { r.appVersion = v }
+        if let v = draft.osVersion { r.osVersion = v }
+        if let v = draft.deviceModel { r.deviceModel = v }
+        if let v = draft.properties { r.properties = v }
+        r.updatedAt = now
+        r.lastSeenAt = now
+    }
+
+    /// New installations (and their tags) in two statements, whatever their number.
+    static func insertNew(_ records: [InstallationRecord], tags: [[String]?], _ db: PostgresConnection) throws {
+        let seqs = try db.all("""
+            INSERT INTO installations (installation_id, device_token, environment, topic, alias, user_id, locale, time_zone,
+            badge, app_version, os_version, device_model, properties, active, inactive_reason, inactive_at, updated_at,
+            last_seen_at, token_updated_at, id, app_id, created_at)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                                 $9::bigint[], $10::text[], $11::text[], $12::text[], $13::text[], $14::boolean[], $15::text[],
+                                 $16::float8[], $17::float8[], $18::float8[], $19::float8[], $20::text[], $21::text[], $22::float8[])
+            RETURNING id, seq
+            """, [
+                PGArray.text(records.map { Optional($0.installationID) }), PGArray.text(records.map(\.deviceToken)),
+                PGArray.text(records.map { Optional($0.environment) }), PGArray.text(records.map(\.topic)),
+                PGArray.text(records.map(\.alias)), PGArray.text(records.map(\.userID)), PGArray.text(records.map(\.locale)),
+                PGArray.text(records.map(\.timeZone)), PGArray.int(records.map { Optional(Int64($0.badge)) }),
+                PGArray.text(records.map(\.appVersion)), PGArray.text(records.map(\.osVersion)),
+                PGArray.text(records.map(\.deviceModel)), PGArray.text(records.map { Optional($0.properties) }),
+                PGArray.bool(records.map(\.active)), PGArray.text(records.map(\.inactiveReason)),
+                PGArray.double(records.map { $0.inactiveAt?.timeIntervalSince1970 }),
+                PGArray.double(records.map { $0.updatedAt.timeIntervalSince1970 }),
+                PGArray.double(records.map { $0.lastSeenAt.timeIntervalSince1970 }),
+                PGArray.double(records.map { $0.tokenUpdatedAt.timeIntervalSince1970 }),
+                PGArray.text(records.map { Optional($0.id) }), PGArray.text(records.map { Optional($0.appID) }),
+                PGArray.double(records.map { $0.createdAt.timeIntervalSince1970 }),
+            ]) { (id: $0.text(0), seq: $0.int64(1)) }
+        let seqByID = Dictionary(uniqueKeysWithValues: seqs.map { ($0.id, $0.seq) })
+        var tagApps: [String?] = [], tagNames: [String?] = [], tagSeqs: [Int64] = []
+        for (record, list) in zip(records, tags) {
+            guard let list, let seq = seqByID[record.id] else { continue }
+            for tag in Set(list) { tagApps.append(record.appID); tagNames.append(tag); tagSeqs.append(seq) }
+        }
+        if !tagSeqs.isEmpty {
+            try db.execute("INSERT INTO installation_tags (app_id, tag, seq) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])",
+                           [PGArray.text(tagApps), PGArray.text(tagNames), PGArray.int(tagSeqs)])
+        }
+    }
+
+    static func upsert(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String, now: Date,
+                       _ db: PostgresConnection, loadTags: Bool = true) throws -> (InstallationRecord, created: Bool) {
+        var existing: InstallationRecord?
+        // Whether another row may still hold the draft's token (decides if the dedup UPDATE is needed).
+        var tokenMayBeElsewhere = true
+        switch match {
+        case .existing(let id):
+            guard let found = try findInstallation(appID: appID, id: id, forUpdate: true, db) else { throw StoreError.notFound }
+            existing = found
+        case .installationIDOrToken:
+            if let iid = draft.installationID {
+                existing = try db.first("SELECT \(installationColumns) FROM installations WHERE app_id = $1 AND installation_id = $2 FOR UPDATE",
+                                        [.text(appID), .text(iid)], installation)
+            }
+            if existing == nil, let token = draft.deviceToken {
+                // A reinstall keeps the token but gets a new installation id: adopt the old row.
+                existing = try db.first("SELECT \(installationColumns) FROM installations WHERE app_id = $1 AND device_token = $2 LIMIT 1 FOR UPDATE",
+                                        [.text(appID), .text(token)], installation)
+                if existing == nil { tokenMayBeElsewhere = false }
+            }
+        }
+        var r = existing ?? newRecord(appID: appID, installationID: draft.installationID ?? newID, newID: newID, now: now)
+        if let iid = draft.installationID, iid != r.installationID {
+            if try db.first("SELECT 1 FROM installations WHERE app_id = $1 AND installation_id = $2", [.text(appID), .text(iid)], { $0.int(0) }) != nil {
+                throw StoreError.conflict("installationId \(iid) already belongs to another installation")
+            }
+            r.installationID = iid
+        }
+        apply(draft, to: &r, now: now)
+        let values: [SQLValue] = [
+            .text(r.installationID), .optionalText(r.deviceToken), .text(r.environment), .optionalText(r.topic),
+            .optionalText(r.alias), .optionalText(r.userID), .optionalText(r.locale), .optionalText(r.timeZone), .int(r.badge),
+            .optionalText(r.appVersion), .optionalText(r.osVersion), .optionalText(r.deviceModel), .text(r.properties),
+            .bool(r.active), .optionalText(r.inactiveReason), r.inactiveAt.pg, r.updatedAt.pg, r.lastSeenAt.pg,
+            r.tokenUpdatedAt.pg,
+        ]
+        if existing == nil {
+            r.seq = try db.first("""
+                INSERT INTO installations (installation_id, device_token, environment, topic, alias, user_id, locale, time_zone,
+                badge, app_version, os_version, device_model, properties, active, inactive_reason, inactive_at, updated_at,
+                last_seen_at, token_updated_at, id, app_id, created_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+                RETURNING seq
+                """, values + [.text(r.id), .text(appID), r.createdAt.pg]) { $0.int64(0) } ?? 0
+        } else {
+            try db.execute("""
+                UPDATE installations SET installation_id = $1, device_token = $2, environment = $3, topic = $4, alias = $5,
+                user_id = $6, locale = $7, time_zone = $8, badge = $9, app_version = $10, os_version = $11, device_model = $12,
+                properties = $13, active = $14, inactive_reason = $15, inactive_at = $16, updated_at = $17, last_seen_at = $18,
+                token_updated_at = $19 WHERE seq = $20
+                """, values + [.integer(r.seq)])
+        }
+        if existing?.deviceToken == draft.deviceToken { tokenMayBeElsewhere = false }   // unchanged token: invariant holds
+        if let token = draft.deviceToken, tokenMayBeElsewhere {
+            // One token, one device: older rows holding the same token are stale copies and must not get pushes.
+            try db.execute("""
+                UPDATE installations SET device_token = NULL, active = false, inactive_reason = 'Replaced', inactive_at = $1, updated_at = $2
+                WHERE app_id = $3 AND device_token = $4 AND seq <> $5
+                """, [now.pg, now.pg, .text(appID), .text(token), .integer(r.seq)])
+        }
+        if let tags = draft.tags {
+            if existing != nil {
+                try db.execute("DELETE FROM installation_tags WHERE app_id = $1 AND seq = $2", [.text(appID), .integer(r.seq)])
+            }
+            let unique = Array(Set(tags))
+            if !unique.isEmpty {
+                try db.execute("INSERT INTO installation_tags (app_id, tag, seq) SELECT $1, t, $3 FROM unnest($2::text[]) AS t",
+                               [.text(appID), PGArray.text(unique), .integer(r.seq)])
+            }
+        }
+        return (loadTags ? try withTags(r, db) : r, existing == nil)
+    }
+
+    public func deleteInstallation(appID: String, id: String) async throws -> Bool {
+        try await database.write { db in
+            guard let r = try Self.findInstallation(appID: appID, id: id, db) else { return false }
+            try db.execute("DELETE FROM installation_tags WHERE app_id = $1 AND seq = $2", [.text(appID), .integer(r.seq)])
+            try db.execute("DELETE FROM installations WHERE seq = $1", [.integer(r.seq)])
+            return true
+        }
+    }
+
+    public func updateTags(appID: String, id: String, add: [String], remove: [String], now: Date) async throws -> InstallationRecord {
+        try await database.write { db in
+            guard var r = try Self.findInstallation(appID: appID, id: id, forUpdate: true, db) else { throw StoreError.notFound }
+            if !remove.isEmpty {
+                try db.execute("DELETE FROM installation_tags WHERE app_id = $1 AND tag = ANY($2::text[]) AND seq = $3",
+                               [.text(appID), PGArray.text(remove), .integer(r.seq)])
+            }
+            if !add.isEmpty {
+                try db.execute("""
+                    INSERT INTO installation_tags (app_id, tag, seq) SELECT $1, t, $3 FROM unnest($2::text[]) AS t
+                    ON CONFLICT DO NOTHING
+                    """, [.text(appID), PGArray.text(add), .integer(r.seq)])
+            }
+            try db.execute("UPDATE installations SET updated_at = $1, last_seen_at = $2 WHERE seq = $3", [now.pg, now.pg, .integer(r.seq)])
+            r.updatedAt = now
+            r.lastSeenAt = now
+            return try Self.withTags(r, db)
+        }
+    }
+
+    /// One page of installations in `seq` order, matching every filter set in `query`.
+    public func installations(appID: String, query q: InstallationQuery) async throws -> [InstallationRecord] {
+        try await database.read { db in
+            let rows = try db.all("""
+                SELECT \(Self.installationColumns) FROM installations i
+                WHERE i.app_id = $1 AND i.seq > $2
+                  AND ($3::text IS NULL OR EXISTS (SELECT 1 FROM installation_tags t WHERE t.app_id = $1 AND t.tag = $3 AND t.seq = i.seq))
+                  AND ($4::text IS NULL OR i.alias = $4)
+                  AND ($5::text IS NULL OR i.user_id = $5)
+                  AND ($6::text IS NULL OR i.device_token = $6)
+                  AND ($7::boolean IS NULL OR i.active = $7)
+                  AND ($8::float8 IS NULL OR i.updated_at >= $8)
+                ORDER BY i.seq LIMIT $9
+                """, [.text(appID), .integer(q.afterSeq), .optionalText(q.tag), .optionalText(q.alias), .optionalText(q.userID),
+                      .optionalText(q.deviceToken), q.active.map(SQLValue.bool) ?? .null, q.updatedSince.pg, .int(q.limit)],
+                Self.installation)
+            return try rows.map { try Self.withTags($0, db) }
+        }
+    }
+
+    /// Tags of the app with how many installations carry each, in name order after `after`.
+    public func tags(appID: String, after: String?, limit: Int) async throws -> [(tag: String, count: Int)] {
+        try await database.read { db in
+            try db.all("""
+                SELECT tag, count(*) FROM installation_tags WHERE app_id = $1 AND tag > $2 GROUP BY tag ORDER BY tag LIMIT $3
+                """, [.text(appID), .text(after ?? ""), .int(limit)]) { (tag: $0.text(0), count: $0.int(1)) }
+        }
+    }
+
+    public func aliases(appID: String, after: String?, limit: Int) async throws -> [(alias: String, count: Int)] {
+        try await database.read { db in
+            try db.all("""
+                SELECT alias, count(*) FROM installations WHERE app_id = $1 AND alias IS NOT NULL AND alias > $2
+                GROUP BY alias ORDER BY alias LIMIT $3
+                """, [.text(appID), .text(after ?? ""), .int(limit)]) { (alias: $0.text(0), count: $0.int(1)) }
+        }
+    }
+
+    public func removeTagEverywhere(appID: String, tag: String) async throws -> Int {
+        try await database.write { db in
+            try db.execute("DELETE FROM installation_tags WHERE app_id = $1 AND tag = $2", [.text(appID), .text(tag)])
+        }
+    }
+
+    public func installationCount(appID: String) async throws -> Int {
+        try await database.read { try $0.first("SELECT count(*) FROM installations WHERE app_id = $1", [.text(appID)]) { $0.int(0) } ?? 0 }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import HeraldStore
+
+extension PostgresStore {
+    static let pushColumns = """
+        id, app_id, idempotency_key, request, status, created_at, updated_at, send_at, expires_at, finished_at,
+        fanout_cursor, fanout_done, targeted, sent, failed, retired, opened, cancelled, error_code, error_message
+        """
+
+    static func push(_ r: PostgresRow) -> PushRecord {
+        var p = PushRecord(id: r.text(0), appID: r.text(1), idempotencyKey: r.optionalText(2), request: r.text(3),
+                           status: PushStatus(rawValue: r.text(4)) ?? .failed, createdAt: r.date(5),
+                           sendAt: r.optionalDate(7), expiresAt: r.optionalDate(8))
+        p.updatedAt = r.date(6)
+        p.finishedAt = r.optionalDate(9)
+        p.fanoutCursor = r.int64(10)
+        p.fanoutDone = r.bool(11)
+        p.counts.targeted = r.int(12); p.counts.sent = r.int(13); p.counts.failed = r.int(14)
+        p.counts.retired = r.int(15); p.counts.opened = r.int(16); p.counts.cancelled = r.int(17)
+        p.errorCode = r.optionalText(18); p.errorMessage = r.optionalText(19)
+        return p
+    }
+
+    /// Stores a new push, unless the app already has a push with the same idempotency key created after
+    /// `idempotentSince`: then that push is returned and nothing is stored (`created` is false). Callers
+    /// with the same key serialize on an advisory lock, so two nodes cannot both create the push.
+    public func insertPush(_ push: PushRecord, idempotentSince: Date) async throws -> (PushRecord, created: Bool) {
+        try await database.write { db in
+            if let key = push.idempotencyKey {
+                try db.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("herald.push-key:\(push.appID):\(key)")])
+                if let earlier = try db.first("SELECT \(Self.pushColumns) FROM pushes WHERE app_id = $1 AND idempotency_key = $2",
+                                              [.text(push.appID), .text(key)], Self.push) {
+                    if earlier.createdAt >= idempotentSince { return (earlier, false) }
+                    // The key's window is over: release it so the new push can take it.
+                    try db.execute("UPDATE pushes SET idempotency_key = NULL WHERE id = $1", [.text(earlier.id)])
+                }
+            }
+            try db.execute("""
+                INSERT INTO pushes (id, app_id, idempotency_key, request, status, created_at, updated_at, send_at, expires_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                """, [.text(push.id), .text(push.appID), .optionalText(push.idempotencyKey), .text(push.request),
+                      .text(push.status.rawValue), push.createdAt.pg, push.updatedAt.pg, push.sendAt.pg, push.expiresAt.pg])
+            return (push, true)
+        }
+    }
+
+    public func push(appID: String, id: String) async throws -> PushRecord? {
+        try await database.read { try $0.first("SELECT \(Self.pushColumns) FROM pushes WHERE id = $1 AND app_id = $2", [.text(id), .text(appID)], Self.push) }
+    }
+
+    public func push(id: String) async throws -> PushRecord? {
+        try await database.read { try $0.first("SELECT \(Self.pushColumns) FROM pushes WHERE id = $1", [.text(id)], Self.push) }
+    }
+
+    /// Newest first, paging by creation time; `status` narrows to one state (e.g. the scheduled ones).
+    public func pushes(appID: String, status: PushStatus?, before: Date?, limit: Int) async throws -> [PushRecord] {
+        try await database.read {
+            try $0.all("""
+                SELECT \(Self.pushColumns) FROM pushes WHERE app_id = $1 AND ($2::float8 IS NULL OR created_at < $2)
+                AND ($3::text IS NULL OR status = $3)
+                ORDER BY created_at DESC, id LIMIT $4
+                """, [.text(appID), before.pg, .optionalText(status?.rawValue), .int(limit)], Self.push)
+        }
+    }
+
+    public func failureReasons(pushID: String) async throws -> [String: Int] {
+        try await database.read { db in
+            var result: [String: Int] = [:]
+            for (reason, count) in try db.all("SELECT reason, count FROM push_failures WHERE push_id = $1", [.text(pushID)], { ($0.text(0), $0.int(1)) }) {
+                result[reason] = count
+            }
+            return result
+        }
+    }
+
+    /// Moves scheduled pushes whose time has come to `queued`; returns how many. One statement: a push
+    /// two nodes promote at once is promoted (and counted) once.
+    public func promoteScheduled(now: Date) async throws -> Int {
+        try await database.write { db in
+            try db.execute("UPDATE pushes SET status = 'queued', updated_at = $1 WHERE status = 'scheduled' AND send_at <= $1", [now.pg])
+        }
+    }
+
+    /// Pushes with work left: queued (fan-out pending) or sending.
+    public func activePushes() async throws -> [PushRecord] {
+        try await database.read { try $0.all("SELECT \(Self.pushColumns) FROM pushes WHERE status IN ('queued', 'sending') ORDER BY created_at, id", [], Self.push) }
+    }
+
+    /// Cancels a push that has not finished: pending deliveries become cancelled; in-flight ones finish.
+    public func cancelPush(appID: String, id: String, now: Date) async throws -> PushRecord? {
+        try await database.write { db in
+            guard let p = try db.first("SELECT \(Self.pushColumns) FROM pushes WHERE id = $1 AND app_id = $2 FOR UPDATE", [.text(id), .text(appID)], Self.push) else { return nil }
+            guard !p.status.isFinal else { throw StoreError.conflict("push \(id) is already \(p.status.rawValue)") }
+            let cancelled = try db.execute("UPDATE deliveries SET state = 4, updated_at = $1 WHERE push_id = $2 AND state = 0", [now.pg, .text(id)])
+            try db.execute("UPDATE pushes SET status = 'cancelled', cancelled = cancelled + $1, finished_at = $2, updated_at = $3 WHERE id = $4",
+                           [.int(cancelled), now.pg, now.pg, .text(id)])
+            return try db.first("SELECT \(Self.pushColumns) FROM pushes WHERE id = $1", [.text(id)], Self.push)
+        }
+    }
+
+    public func failPush(id: String, code: String, message: String, now: Date) async throws {
+        try await database.write { db in
+            // The push row first: a concurrent fan-out page waits for this transaction rather than interleaving.
+            guard try db.first("SELECT 1 FROM pushes WHERE id = $1 AND status NOT IN ('done', 'cancelled', 'failed') FOR UPDATE",
+                               [.text(id)], { $0.int(0) }) != nil else { return }
+            let cancelled = try db.execute("UPDATE deliveries SET state = 4, updated_at = $1 WHERE push_id = $2 AND state = 0", [now.pg, .text(id)])
+            try db.execute("""
+                UPDATE pushes SET status = 'failed', error_code = $1, error_message = $2, cancelled = cancelled + $3, finished_at = $4, updated_at = $5
+                WHERE id = $6 AND status NOT IN ('done', 'cancelled', 'failed')
+                """, [.text(code), .text(message), .int(cancelled), now.pg, now.pg, .text(id)])
+        }
+    }
+
+    /// Marks the push done when fan-out is complete and no delivery is pending or in flight.
+    public func finishIfComplete(pushID: String, now: Date) async throws -> Bool {
+        try await database.write { db in
+            try db.execute("""
+                UPDATE pushes SET status = 'done', finished_at = $2, updated_at = $2
+                WHERE id = $1 AND status = 'sending' AND fanout_done
+                  AND NOT EXISTS (SELECT 1 FROM deliveries WHERE push_id = $1 AND state = 0)
+                  AND NOT EXISTS (SELECT 1 FROM deliveries WHERE push_id = $1 AND state = 1)
+                """, [.text(pushID), now.pg]) > 0
+        }
+    }
+
+    /// Records an open once per (push, installation); returns false for a repeat.
+    public func recordOpen(appID: String, pushID: String, installationID: String, now: Date) async throws -> Bool {
+        try await database.write { db in
+            guard try db.first("SELECT 1 FROM pushes WHERE id = $1 AND app_id = $2", [.text(pushID), .text(appID)], { $0.int(0) }) != nil else {
+                throw StoreError.notFound
+            }
+            guard let inst = try Self.findInstallation(appID: appID, id: installationID, db) else { throw StoreError.notFound }
+            let inserted = try db.execute("INSERT INTO opens (push_id, seq, opened_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                                          [.text(pushID), .integer(inst.seq), now.pg])
+            if inserted > 0 { try db.execute("UPDATE pushes SET opened = opened + 1 WHERE id = $1", [.text(pushID)]) }
+            return inserted > 0
+        }
+    }
+
+    /// Deletes up to `limit` finished pushes (and their deliveries, failures and opens) finished before `before`.
+    public func purgeFinishedPushes(before: Date, limit: Int) async throws -> Int {
+        try await database.write { db in
+            try db.execute("""
+                DELETE FROM pushes WHERE id IN (SELECT id FROM pushes WHERE status IN ('done', 'cancelled', 'failed')
+                AND finished_at < $1 LIMIT $2)
+                """, [before.pg, .int(limit)])
+        }
+    }
+}
