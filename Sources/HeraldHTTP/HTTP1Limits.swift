@@ -8,9 +8,10 @@ public struct HTTP1Limits: Sendable, Equatable {
     /// Header fields in one request, trailers included; 431 past it.
     public var maxHeaderCount: Int = 128
     /// From the first byte of a request to the blank line that ends its head; 408 and close past it.
-    /// This is what ends a slowloris connection that trickles header bytes.
+    /// This is what ends a slowloris connection that trickles header bytes. A TLS handshake has as long.
     public var headerTimeout: Duration = .seconds(10)
-    /// The longest silence while a request body is being read; 408 and close past it.
+    /// The longest silence while a request body is being read; 408 and close past it. Past it, a body must
+    /// also have kept 1 KiB/s on average since it began, so a byte just before each silence does not help.
     public var bodyTimeout: Duration = .seconds(30)
     /// How long a keep-alive connection may wait for its next request; closed quietly past it.
     public var idleTimeout: Duration = .seconds(60)

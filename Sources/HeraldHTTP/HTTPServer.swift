@@ -36,7 +36,8 @@ public final class HTTPServer: Sendable {
         let limit = configuration.maxBodyBytes
         let policy = bodyPolicy ?? { _ in .collect(limit: limit) }
         server = try StreamServer(host: configuration.host, port: configuration.port, tls: configuration.tls, group: group,
-                                  maxConnections: configuration.limits.maxConnections) { _, loop in
+                                  maxConnections: configuration.limits.maxConnections,
+                                  handshakeTimeout: configuration.limits.headerTimeout) { _, loop in
             HTTP1Connection(loop: loop, limits: configuration.limits, bodyPolicy: policy, handler: handler)
         }
     }

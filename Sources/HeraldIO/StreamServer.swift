@@ -9,6 +9,7 @@ public final class StreamServer: @unchecked Sendable {
     private let host: String
     private let requestedPort: Int
     private let maxConnections: Int
+    private let handshakeTimeout: Duration
     private let makeDelegate: @Sendable (_ remote: String, _ loop: EventLoop) -> ConnectionDelegate
     private var listener: TCPListener?
     private let live = Mutex<[ObjectIdentifier: StreamConnection]>([:])
@@ -16,10 +17,12 @@ public final class StreamServer: @unchecked Sendable {
     /// `makeDelegate` runs on the loop that will own the connection. Past `maxConnections` open at once, a
     /// new connection is closed as soon as it is accepted, so a flood cannot use up file descriptors.
     public init(host: String, port: Int, tls: TLSServerConfiguration?, group: EventLoopGroup = .shared, maxConnections: Int = .max,
+                handshakeTimeout: Duration = .seconds(10),
                 makeDelegate: @escaping @Sendable (_ remote: String, _ loop: EventLoop) -> ConnectionDelegate) throws {
         self.host = host
         self.requestedPort = port
         self.maxConnections = maxConnections
+        self.handshakeTimeout = handshakeTimeout
         self.group = group
         self.tls = try tls.map { try TLSContext(server: $0) }
         self.makeDelegate = makeDelegate
@@ -41,7 +44,8 @@ public final class StreamServer: @unchecked Sendable {
                 let delegate = makeDelegate(address.description, loop)
                 do {
                     let tracking = Tracking(inner: delegate, server: self)
-                    let conn = try StreamConnection.accepted(fd: fd, remote: address.description, tls: tls, loop: loop, delegate: tracking)
+                    let conn = try StreamConnection.accepted(fd: fd, remote: address.description, tls: tls, loop: loop, delegate: tracking,
+                                                             handshakeTimeout: handshakeTimeout)
                     // A TLS handshake can fail inside `accepted`, before the connection is listed.
                     if tracking.closed { admitted.subtract(1, ordering: .relaxed) } else { live.withLock { $0[ObjectIdentifier(conn)] = conn } }
                 } catch {

@@ -260,3 +260,90 @@ import Synchronization
         await server.stop()
     }
 }
+
+/// The review's findings against the first version of the front door, each as the scenario it described.
+@Suite struct HTTP1SlowClientTests {
+    func start(_ limits: HTTP1Limits, tls: Bool = false, handler: @escaping HTTPHandler = HTTP1HardeningTests.echo) async throws -> HTTPServer {
+        let server = try HTTPServer(configuration: .init(port: 0, limits: limits,
+                                                         tls: tls ? TLSServerConfiguration(identity: TestCertificates.shared.serverIdentity) : nil),
+                                    handler: handler)
+        try await server.start()
+        return server
+    }
+
+    @Test func aSilentTLSClientIsClosedAtTheHeaderTimeout() async throws {
+        var limits = HTTP1Limits()
+        limits.headerTimeout = .milliseconds(300)
+        let server = try await start(limits, tls: true)
+        let c = try RawHTTPClient(port: server.port)   // connects, never says hello
+        defer { c.close() }
+        let r = await c.receiveUntilClosed(timeout: 5)
+        #expect(r.closed, "a handshake that never starts must not hold a connection slot")
+        await server.stop()
+    }
+
+    @Test func lineEndsTrickledBeforeARequestDoNotKeepItOpen() async throws {
+        var limits = HTTP1Limits()
+        limits.headerTimeout = .milliseconds(300)
+        limits.idleTimeout = .seconds(30)
+        let server = try await start(limits)
+        let c = try RawHTTPClient(port: server.port)
+        defer { c.close() }
+        let sender = Thread {
+            for _ in 0..<40 { c.send([13, 10]); Thread.sleep(forTimeInterval: 0.05) }
+        }
+        sender.start()
+        let r = await c.receiveUntilClosed(timeout: 10)
+        #expect(r.text.hasPrefix("HTTP/1.1 408"))
+        #expect(r.closed)
+        await server.stop()
+    }
+
+    @Test func aBodyDrippedJustUnderTheTimeoutIsCutOff() async throws {
+        var limits = HTTP1Limits()
+        limits.bodyTimeout = .milliseconds(300)
+        let server = try await start(limits)
+        let c = try RawHTTPClient(port: server.port)
+        defer { c.close() }
+        c.send("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 100000\r\n\r\n")
+        let sender = Thread {
+            for _ in 0..<40 { c.send([0x61]); Thread.sleep(forTimeInterval: 0.2) }   // never 300 ms of silence
+        }
+        sender.start()
+        let r = await c.receiveUntilClosed(timeout: 10)
+        #expect(r.text.hasPrefix("HTTP/1.1 408"))
+        await server.stop()
+    }
+
+    @Test func aHalfClosedClientGetsALargeResponseWhole() async throws {
+        let big = [UInt8](repeating: 0x62, count: 8 << 20)
+        let server = try await start(HTTP1Limits(), handler: { _ in HTTPResponse(status: 200, body: big) })
+        let c = try RawHTTPClient(port: server.port)
+        defer { c.close() }
+        c.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\n")
+        c.shutdownWrite()
+        try await Task.sleep(for: .milliseconds(300))   // the kernel's buffers fill; the rest waits in the server
+        let r = await c.receiveUntilClosed()
+        #expect(r.closed)
+        #expect(r.text.utf8.count >= big.count, "got \(r.text.utf8.count) of \(big.count) body bytes")
+        await server.stop()
+    }
+
+    @Test func aStreamedResponseWaitsForASlowReaderAndLosesNothing() async throws {
+        let pieces = 400
+        let server = try await start(HTTP1Limits(), handler: { _ in
+            HTTPResponse(status: 200, stream: AsyncStream { c in
+                for i in 0..<pieces { c.yield(Array(String(format: "%05d", i).utf8) + [UInt8](repeating: 0x2E, count: 4091)) }
+                c.finish()
+            })
+        })
+        let c = try RawHTTPClient(port: server.port)
+        defer { c.close() }
+        c.send("GET /slow HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        try await Task.sleep(for: .milliseconds(200))
+        let r = await c.receiveUntilClosed()
+        for i in [0, 199, 399] { #expect(r.text.contains(String(format: "%05d", i))) }
+        #expect(r.text.hasSuffix("0\r\n\r\n"))
+        await server.stop()
+    }
+}

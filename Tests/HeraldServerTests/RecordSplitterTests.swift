@@ -37,4 +37,11 @@ import Testing
         #expect(records[0].truncated && records[0].bytes.count == 10)
         #expect(!records[1].truncated && records[1].line == 2)
     }
+
+    @Test func recordsAfterALongOneDoNotInheritItsBuffer() {
+        var splitter = RecordSplitter(quoteAware: false, maxRecordBytes: 1 << 20)
+        let records = splitter.push(Array((String(repeating: "x", count: 1 << 20) + "\n" + String(repeating: "{}\n", count: 50)).utf8))
+        #expect(records.count == 51)
+        #expect(records.dropFirst().allSatisfy { $0.bytes.capacity < 4096 }, "each short record holds a small buffer of its own")
+    }
 }
