@@ -87,16 +87,16 @@ class Sim:
 class Serve:
     """`herald serve` with its built-in simulator, on free ports; keeps the keys printed on first start."""
 
-    def __init__(self, data_dir, extra=()):
-        self.dir, self.extra = data_dir, list(extra)
+    def __init__(self, data_dir, extra=(), binary=HERALD):
+        self.dir, self.extra, self.binary = data_dir, list(extra), binary
         self.http, self.inspection, self.sim_port = free_port(), free_port(), free_port()
         self.keys = {}
         self.start()
 
     def start(self):
-        self.proc = spawn([HERALD, "serve", "--http-port", str(self.http), "--data-dir", self.dir,
+        self.proc = spawn([self.binary, "serve", "--http-port", str(self.http), "--data-dir", self.dir,
                            "--simulator-inspection-port", str(self.inspection), "--simulator-port", str(self.sim_port),
-                           "--log-format", "json", "--api-rate-limit", "0", *self.extra], "serve.log")
+                           "--log-format", "json", "--api-rate-limit", "0", *self.extra], f"serve-{os.path.basename(self.dir)}.log")
         wait_port(self.http, timeout=60)
         self.url = f"http://127.0.0.1:{self.http}"
         self.sim_url = f"http://127.0.0.1:{self.inspection}"
