@@ -45,7 +45,7 @@ struct PushesAPI {
         let (stored, created) = try await env.store.insertPush(record, idempotentSince: ctx.now.addingTimeInterval(-env.configuration.idempotencyWindow))
         if created {
             env.metrics.increment("herald_pushes_accepted_total")
-            engine.wake()
+            engine.submitted(stored, app: app)
         } else if stored.request != record.request {
             throw APIError(status: 409, code: "idempotency_conflict",
                            message: "Idempotency key \(spec.idempotencyKey ?? "") was used for a different push (\(stored.id)) in the last 24 hours; use a new key for a new push.",
