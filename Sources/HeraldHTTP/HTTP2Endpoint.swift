@@ -34,54 +34,40 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
         nghttp2_session_callbacks_new(&callbacks)
         defer { nghttp2_session_callbacks_del(callbacks) }
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, user in
-            let me = HTTP2Endpoint.from(user)
-            if me.isClosed { return HTTP2Endpoint.stopProcessing }
-            me.beginHeaders(streamID: frame!.pointee.hd.stream_id)
-            return 0
-        }
-        nghttp2_session_callbacks_set_on_header_callback(callbacks) { session, frame, name, namelen, value, valuelen, _, user in
-            let me = HTTP2Endpoint.from(user)
-            if me.isClosed { return HTTP2Endpoint.stopProcessing }
-            let nameBytes = UnsafeBufferPointer(start: name, count: namelen)
-            let pseudo = namelen > 0 && nameBytes[0] == UInt8(ascii: ":")
-            // A field nobody reads is dropped before its stream is even looked up.
-            guard pseudo || me.keepsHeader(nameBytes) else { return 0 }
-            guard let s = me.streamObject(session, frame!.pointee.hd.stream_id) else { return 0 }
-            let valueBytes = UnsafeBufferPointer(start: value, count: valuelen)
-            if pseudo {
-                if HeaderInterner.equal(HTTP2Endpoint.statusName, nameBytes) {
-                    s.status = valueBytes.reduce(0) { $0 * 10 + Int($1 &- 48) }
-                } else if !me.keepsHeader(nameBytes) {
-                    return 0
-                } else if HeaderInterner.equal(HTTP2Endpoint.methodName, nameBytes) {
-                    s.method = me.receivedHeaders.field(name: nameBytes, value: valueBytes).value
-                } else if HeaderInterner.equal(HTTP2Endpoint.pathName, nameBytes) {
-                    s.path = me.receivedHeaders.field(name: nameBytes, value: valueBytes).value
-                }
+            HTTP2Endpoint.with(user) { me in
+                if me.isClosed { return HTTP2Endpoint.stopProcessing }
+                me.beginHeaders(streamID: frame!.pointee.hd.stream_id)
                 return 0
             }
-            s.headers.append(me.receivedHeaders.field(name: nameBytes, value: valueBytes))
-            return 0
+        }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) { session, frame, name, namelen, value, valuelen, _, user in
+            HTTP2Endpoint.with(user) { me in
+                me.headerReceived(session, frame!.pointee.hd.stream_id, name: UnsafeBufferPointer(start: name, count: namelen),
+                                  value: UnsafeBufferPointer(start: value, count: valuelen))
+            }
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { session, _, streamID, data, len, user in
-            let me = HTTP2Endpoint.from(user)
-            if me.isClosed { return HTTP2Endpoint.stopProcessing }
-            guard me.keepsBodies, let s = me.streamObject(session, streamID) else { return 0 }
-            s.body.append(contentsOf: UnsafeBufferPointer(start: data, count: len))
-            return 0
+            HTTP2Endpoint.with(user) { me in
+                if me.isClosed { return HTTP2Endpoint.stopProcessing }
+                guard me.keepsBodies else { return 0 }
+                HTTP2Endpoint.withStream(session, streamID) { s in s.body.append(contentsOf: UnsafeBufferPointer(start: data, count: len)) }
+                return 0
+            }
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
-            let me = HTTP2Endpoint.from(user)
-            if me.isClosed { return HTTP2Endpoint.stopProcessing }
-            let hd = frame!.pointee.hd
-            me.frameReceived(type: hd.type, streamID: hd.stream_id, flags: hd.flags, frame: frame!)
-            return 0
+            HTTP2Endpoint.with(user) { me in
+                if me.isClosed { return HTTP2Endpoint.stopProcessing }
+                let hd = frame!.pointee.hd
+                me.frameReceived(type: hd.type, streamID: hd.stream_id, flags: hd.flags, frame: frame!)
+                return 0
+            }
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, code, user in
-            let me = HTTP2Endpoint.from(user)
-            if me.isClosed { return 0 }
-            me.streamClosed(streamID: streamID, errorCode: code)
-            return 0
+            HTTP2Endpoint.with(user) { me in
+                if me.isClosed { return 0 }
+                me.streamClosed(streamID: streamID, errorCode: code)
+                return 0
+            }
         }
         var option: OpaquePointer?
         nghttp2_option_new(&option)
@@ -116,6 +102,31 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
     private(set) var receivedProtocolError = false
     static let stopProcessing = Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
 
+    /// nghttp2's header callback: keeps `:status` (and a server's `:method`, `:path`) and the fields asked for.
+    private func headerReceived(_ session: OpaquePointer?, _ streamID: Int32, name nameBytes: UnsafeBufferPointer<UInt8>,
+                                value valueBytes: UnsafeBufferPointer<UInt8>) -> Int32 {
+        if isClosed { return HTTP2Endpoint.stopProcessing }
+        let pseudo = nameBytes.count > 0 && nameBytes[0] == UInt8(ascii: ":")
+        // A field nobody reads is dropped before its stream is even looked up.
+        guard pseudo || keepsHeader(nameBytes) else { return 0 }
+        HTTP2Endpoint.withStream(session, streamID) { s in
+            if pseudo {
+                if HeaderInterner.equal(HTTP2Endpoint.statusName, nameBytes) {
+                    s.status = valueBytes.reduce(0) { $0 * 10 + Int($1 &- 48) }
+                } else if !keepsHeader(nameBytes) {
+                    return
+                } else if HeaderInterner.equal(HTTP2Endpoint.methodName, nameBytes) {
+                    s.method = receivedHeaders.field(name: nameBytes, value: valueBytes).value
+                } else if HeaderInterner.equal(HTTP2Endpoint.pathName, nameBytes) {
+                    s.path = receivedHeaders.field(name: nameBytes, value: valueBytes).value
+                }
+                return
+            }
+            s.headers.append(receivedHeaders.field(name: nameBytes, value: valueBytes))
+        }
+        return 0
+    }
+
     /// The stream's object through nghttp2's stream user data (set when the stream starts), which saves
     /// a dictionary lookup per header and per DATA chunk. `streams` keeps the object alive.
     func streamObject(_ session: OpaquePointer?, _ id: Int32) -> HTTP2Stream? {
@@ -132,6 +143,23 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
 
     static func from(_ user: UnsafeMutableRawPointer?) -> HTTP2Endpoint {
         Unmanaged<HTTP2Endpoint>.fromOpaque(user!).takeUnretainedValue()
+    }
+
+    /// Runs `body` with the endpoint behind nghttp2's session user data, without retaining it: nghttp2 calls
+    /// back only from inside the endpoint's own calls into the session, so the endpoint outlives the callback.
+    /// A retain and a release per callback were ~10 pairs per request on a client's event loop (a callback
+    /// per response header).
+    @inline(__always)
+    static func with<T>(_ user: UnsafeMutableRawPointer?, _ body: (HTTP2Endpoint) -> T) -> T {
+        Unmanaged<HTTP2Endpoint>.fromOpaque(user!)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// Runs `body` with the stream object behind nghttp2's stream user data, unretained: `streams` keeps it
+    /// alive while nghttp2 knows the stream. Nil when the stream has no object.
+    @inline(__always)
+    static func withStream<T>(_ session: OpaquePointer?, _ id: Int32, _ body: (HTTP2Stream) -> T) -> T? {
+        guard let raw = nghttp2_session_get_stream_user_data(session, id) else { return nil }
+        return Unmanaged<HTTP2Stream>.fromOpaque(raw)._withUnsafeGuaranteedRef(body)
     }
 
     func submitSettings(_ entries: [(id: Int32, value: UInt32)]) {

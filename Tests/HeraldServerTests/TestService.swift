@@ -10,16 +10,20 @@ let start = Date(timeIntervalSince1970: 1_800_000_000)   // 2027-01-15T08:00:00Z
 /// Stand-in for the network in in-process tests: records every batch instead of talking HTTP/2 to APNs,
 /// and answers with what the test says APNs would answer. Live tests with sockets use the simulator.
 final class RecordingTransport: PushTransport {
-    private let state = Mutex<(batches: [OutgoingBatch], answer: @Sendable (OutgoingNotification) -> DeliveryResult)>(
-        ([], { DeliveryResult(id: $0.id, status: 200) }))
+    private let state = Mutex<(batches: [OutgoingBatch], answer: @Sendable (OutgoingNotification) -> DeliveryResult,
+                               arrived: (@Sendable (OutgoingBatch) async -> Void)?)>(([], { DeliveryResult(id: $0.id, status: 200) }, nil))
 
     func answer(_ f: @escaping @Sendable (OutgoingNotification) -> DeliveryResult) { state.withLock { $0.answer = f } }
+
+    /// Called with each batch as it arrives, before it is answered: a test can see when, or hold it (a slow APNs).
+    func onArrival(_ f: @escaping @Sendable (OutgoingBatch) async -> Void) { state.withLock { $0.arrived = f } }
 
     var batches: [OutgoingBatch] { state.withLock { $0.batches } }
     var notifications: [OutgoingNotification] { batches.flatMap(\.notifications) }
 
     func deliver(_ batch: OutgoingBatch) async -> [DeliveryResult] {
-        let answer = state.withLock { s in s.batches.append(batch); return s.answer }
+        let (answer, arrived) = state.withLock { s in s.batches.append(batch); return (s.answer, s.arrived) }
+        await arrived?(batch)
         return batch.notifications.map(answer)
     }
 }

@@ -8,12 +8,12 @@ extension DeliveryEngine {
     /// records what happened. The outcomes of a batch from a page not yet written are returned instead:
     /// the page writes them with its rows.
     func dispatch(_ plan: PushPlan, app: AppRecord, batch given: [ClaimedDelivery]?, unsaved: Bool,
-                  fanOutComplete: Bool) async throws -> (worked: Bool, unrecorded: [DeliveryOutcome]) {
+                  fanOutComplete: Bool, credentials: [CredentialRecord]? = nil) async throws -> (worked: Bool, unrecorded: [DeliveryOutcome]) {
         let now = env.clock.now()
         if let given, unsaved {
             // Not sent (the app is paused), the rows are written as pending.
             guard app.pausedReason == nil else { return (false, []) }
-            return (true, try await send(given, plan, app: app, now: now))
+            return (true, try await send(given, plan, app: app, now: now, credentials: credentials))
         }
         let claimed: [ClaimedDelivery]
         if let given {
@@ -30,7 +30,7 @@ extension DeliveryEngine {
         guard !claimed.isEmpty else { return (false, []) }
         let outcomes: [DeliveryOutcome]
         do {
-            outcomes = try await send(claimed, plan, app: app, now: now)
+            outcomes = try await send(claimed, plan, app: app, now: now, credentials: credentials)
         } catch {
             // Whatever failed (a credential that no longer opens, the store), the claimed rows must not
             // stay in flight until the next start: put them back, then report.
@@ -64,7 +64,8 @@ extension DeliveryEngine {
     }
 
     /// Sends deliveries and says what became of each (pausing the app if APNs rejects its credential).
-    private func send(_ claimed: [ClaimedDelivery], _ plan: PushPlan, app: AppRecord, now: Date) async throws -> [DeliveryOutcome] {
+    private func send(_ claimed: [ClaimedDelivery], _ plan: PushPlan, app: AppRecord, now: Date,
+                      credentials: [CredentialRecord]?) async throws -> [DeliveryOutcome] {
         let deadline = plan.spec.expiration ?? plan.push.createdAt.addingTimeInterval(env.configuration.defaultTTL)
         var outcomes: [DeliveryOutcome] = []
         outcomes.reserveCapacity(claimed.count)
@@ -80,7 +81,7 @@ extension DeliveryEngine {
         var pauseReason: String?
         for (environment, deliveries) in byEnvironment.sorted(by: { $0.key < $1.key }) {
             let found: CredentialBundle?
-            do { found = try await credential(app: app, environment: environment) } catch let error as HeraldConfiguration.Invalid {
+            do { found = try await credential(app: app, environment: environment, records: credentials) } catch let error as HeraldConfiguration.Invalid {
                 // Sealed under another secret key: no send can succeed until the key or the credential is fixed.
                 env.log(.error, "app \(app.id): the \(environment) credential cannot be opened (\(error)); the app is paused until a credential is uploaded again")
                 pauseReason = pauseReason ?? "CredentialUnreadable"

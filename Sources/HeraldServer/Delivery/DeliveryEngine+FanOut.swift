@@ -31,10 +31,15 @@ extension DeliveryEngine {
     /// insert. A push that increments badges is the exception: each increment must be stored before its
     /// value is sent, so its page is written first, its due rows in flight (`after` is then unused: the
     /// store reads the cursor in the same transaction).
-    func fanOut(_ plan: PushPlan, app: AppRecord, after: Int64, slots: Int, now: Date) async throws -> FanOutPage {
+    ///
+    /// `pageLimit` caps the page below `delivery.fanOutBatchSize`; `fresh` says the push has never been
+    /// fanned out, so no row of it can wait in the queue and the store is not asked.
+    func fanOut(_ plan: PushPlan, app: AppRecord, after: Int64, slots: Int, now: Date,
+                pageLimit: Int? = nil, fresh: Bool = false) async throws -> FanOutPage {
         let batchSize = max(1, env.configuration.dispatchBatchSize)
+        let pageSize = min(env.configuration.fanOutBatchSize, pageLimit ?? .max)
         var freshSlots = slots
-        if let waiting = try await env.store.nextDue(pushID: plan.push.id), waiting <= now { freshSlots -= 1 }
+        if !fresh, let waiting = try await env.store.nextDue(pushID: plan.push.id), waiting <= now { freshSlots -= 1 }
         var allowed = 0
         if app.pausedReason == nil, freshSlots > 0 {
             allowed = reserve(plan, app: app, now: now, upTo: freshSlots * batchSize)
@@ -43,7 +48,7 @@ extension DeliveryEngine {
         // a remainder would join the queue, so every later page would leave a slot to it as well, and each
         // of its rows would pay a claim and a second write. When nothing can go out (one slot per push, a
         // paused app, a spent rate limit) a whole page is queued, so the fan-out still moves a page a round.
-        let limit = freshSlots < slots && allowed > 0 ? min(env.configuration.fanOutBatchSize, allowed) : env.configuration.fanOutBatchSize
+        let limit = freshSlots < slots && allowed > 0 ? min(pageSize, allowed) : pageSize
         let page: FanOutPage
         do {
             if case .add = plan.spec.content.badge?.change {

@@ -37,6 +37,10 @@ public final class DeliveryEngine: Sendable {
         /// round sends anything else, so nothing sent is forgotten or sent twice once there is room.
         var unwrittenPages: [SentPage] = []
         var unrecordedOutcomes: [(pushID: String, outcomes: [DeliveryOutcome])] = []
+        /// Who handles each push the engine has seen: the express lane or the rounds (+Express).
+        var owners: [String: Owner] = [:]
+        /// Express tasks running, so `stop()` waits for their batches as for a round's.
+        var express: [String: Task<Void, Never>] = [:]
     }
     typealias SentPage = (page: FanOutPage, outcomes: [DeliveryOutcome])
     let state = Mutex(State())
@@ -74,19 +78,22 @@ public final class DeliveryEngine: Sendable {
     /// Stops claiming new work, waits (up to the grace period) for batches in flight, then returns any
     /// delivery still claimed to the queue.
     func stop() async {
-        let task = state.withLock { s -> Task<Void, Never>? in
+        let tasks = state.withLock { s -> [Task<Void, Never>] in
             s.stopping = true
-            return s.loop
+            return (s.loop.map { [$0] } ?? []) + s.express.values
         }
         wake()
-        if let task {
+        if !tasks.isEmpty {
             // Wait for the round in flight, but never longer than the grace period: a hung transport call
             // must not hold shutdown. Its deliveries are released below and go out after the restart.
             let grace = env.configuration.shutdownGrace
             let once = ResumeOnce()
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
                 once.set(c)
-                Task { await task.value; once.resume() }
+                Task {
+                    for task in tasks { await task.value }
+                    once.resume()
+                }
                 Task { try? await Task.sleep(for: .seconds(grace)); once.resume() }
             }
         }
@@ -151,8 +158,9 @@ public final class DeliveryEngine: Sendable {
         let now = env.clock.now()
         var worked = try await env.store.promoteScheduled(now: now) > 0
         try await purgeIfDue(now: now)
-        let active = try await env.store.activePushes()
-        dropFinishedPlans(active: Set(active.map(\.id)))
+        let stored = try await env.store.activePushes()
+        dropFinishedPlans(active: Set(stored.map(\.id)))
+        let active = takeForRounds(stored)
         let (carried, sent) = state.withLock { s in
             defer { s.nextPages = [:]; s.sentPages = [:] }
             return (s.nextPages, s.sentPages)
@@ -279,7 +287,7 @@ public final class DeliveryEngine: Sendable {
 
     /// Writes pages that went out; returns the pushes whose fan-out that completed. A page that cannot be
     /// written is kept for the next round (`writeUnwritten`), and the first failure is thrown.
-    private func writeSent(_ sent: [String: SentPage], now: Date) async throws -> Set<String> {
+    func writeSent(_ sent: [String: SentPage], now: Date) async throws -> Set<String> {
         var completed = Set<String>()
         var failure: (any Error)?
         for (id, s) in sent {
@@ -338,8 +346,21 @@ public final class DeliveryEngine: Sendable {
         while try await env.store.purgeFinishedPushes(before: before, limit: 50) == 50 {}
     }
 
+    /// The active pushes that are the rounds' to handle: all but those the express lane is sending, which
+    /// from now on stay with the rounds.
+    private func takeForRounds(_ active: [PushRecord]) -> [PushRecord] {
+        state.withLock { s in
+            active.filter { push in
+                if s.owners[push.id] == .express { return false }
+                s.owners[push.id] = .rounds
+                return true
+            }
+        }
+    }
+
     private func dropFinishedPlans(active: Set<String>) {
         state.withLock { s in
+            s.owners = s.owners.filter { $0.value == .express || active.contains($0.key) }
             s.plans = s.plans.filter { active.contains($0.key) }
             s.nextDue = s.nextDue.filter { active.contains($0.key) }
             s.generation = s.generation.filter { active.contains($0.key) }
@@ -348,7 +369,7 @@ public final class DeliveryEngine: Sendable {
 
     /// The parsed plan of a push; nil (and the push marked failed) when its stored request no longer parses
     /// or it has no topic.
-    private func plan(for push: PushRecord, app: AppRecord) async throws -> PushPlan? {
+    func plan(for push: PushRecord, app: AppRecord) async throws -> PushPlan? {
         if let cached = state.withLock({ $0.plans[push.id] }) { return cached }
         do {
             guard let object = try JSON(parsing: push.request).objectValue else { throw APIError.badRequest("stored request is not an object") }
@@ -397,8 +418,9 @@ public final class DeliveryEngine: Sendable {
         }
     }
 
-    func credential(app: AppRecord, environment: String) async throws -> CredentialBundle? {
-        let records = try await env.store.credentials(appID: app.id)
+    /// The app's credential for `environment`, from `records` when the caller read them already.
+    func credential(app: AppRecord, environment: String, records prefetched: [CredentialRecord]? = nil) async throws -> CredentialBundle? {
+        let records = if let prefetched { prefetched } else { try await env.store.credentials(appID: app.id) }
         guard let record = records.first(where: { $0.environment == environment }) else { return nil }
         if let cached = state.withLock({ $0.credentials["\(app.id)|\(environment)"] }), cached.version == record.updatedAt {
             return cached.bundle

@@ -64,7 +64,8 @@ struct PushesService: Sendable {
         let (stored, created) = try await env.store.insertPush(record, idempotentSince: now.addingTimeInterval(-env.configuration.idempotencyWindow))
         if created {
             env.metrics.increment("herald_pushes_accepted_total")
-            engine.wake()
+            // A small push goes out from here at once (the engine's express lane), not at its next round.
+            engine.submitted(stored, app: app)
         } else if stored.request != record.request {
             throw ServiceError.conflict("Idempotency key \(spec.idempotencyKey ?? "") was used for a different push (\(stored.id)) in the last 24 hours; use a new key for a new push.",
                                         code: "idempotency_conflict", field: "idempotencyKey")

@@ -1,0 +1,81 @@
+"""Rows 3 and 5: N installations imported into herald serve (the import time), the resident set of a fresh
+process over that store, then one tag push to all of them, timed from the API call until the push reads
+`done`, as a rate against row 1's `herald send` 4x100 on the simulator; the peak resident set meanwhile."""
+import os, time
+
+from harness import FANOUT_N, QUICK, RSSSampler, WORK, facts, http_json, ratio_row, value_row
+
+TITLE = "3 fan-out"
+SELECT = ("3", "5")
+NEEDS = ("bulk_serve",)
+# Without a counting-mode simulator in herald serve every token is rejected and retired: slow and not
+# comparable, so that fallback pushes to a part of the installations only.
+FALLBACK_FANOUT_N = 10_000 if QUICK else 100_000
+
+
+def import_file(n, part):
+    """n installations tagged "bench"; the first `part` of them also "part"."""
+    path = os.path.join(WORK, f"installations-{n}.jsonl")
+    with open(path, "w") as f:
+        for i in range(n):
+            tags = '"bench","part"' if i < part else '"bench"'
+            f.write('{"deviceToken":"%064x","environment":"sandbox","tags":[%s]}\n' % (0x1000000 + i, tags))
+    return path
+
+
+def wait_push(serve, push_id, timeout):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        status, push = http_json("GET", f"{serve.url}/v1/pushes/{push_id}", key=serve.keys["master"])
+        if status == 200 and push["status"] in ("done", "failed", "cancelled"):
+            return push
+        time.sleep(0.1)
+    raise RuntimeError(f"push {push_id} not done after {timeout} s: {push}")
+
+
+def run(serve):
+    accept_all = serve.accept_all
+    fanout_n = FANOUT_N if accept_all else min(FANOUT_N, FALLBACK_FANOUT_N)
+    print(f"3. Fan-out: tag push to {fanout_n:,} of {FANOUT_N:,} installations through herald serve to its simulator"
+          + ("" if accept_all else " (validating: no accept-all setting in this build)"), flush=True)
+    jsonl = import_file(FANOUT_N, fanout_n)
+    started = time.time()
+    with open(jsonl, "rb") as body:
+        status, answer = http_json("POST", f"{serve.url}/v1/installations/import?format=jsonl", key=serve.keys["master"],
+                                   raw=body, content_type="application/x-ndjson", timeout=900)
+    import_s = time.time() - started
+    if status != 200 or answer.get("failed"):
+        raise RuntimeError(f"import answered {status}: {str(answer)[:300]}")
+    value_row(f"3 import {FANOUT_N:,} installations (JSON lines)", round(import_s, 1), "s",
+              f"{FANOUT_N / import_s:,.0f}/s")
+
+    # At rest: a fresh process over the same store, after start-up settles.
+    serve.restart()
+    time.sleep(3)
+    value_row(f"5 RSS at rest, {FANOUT_N:,} installations", round(serve.rss() / 1024), "MiB",
+              "fresh process, after start")
+
+    sampler = RSSSampler(serve.proc.pid)
+    sampler.start()
+    started = time.time()
+    status, push = http_json("POST", f"{serve.url}/v1/pushes", key=serve.keys["master"],
+                             body={"target": {"tags": ["bench" if accept_all else "part"]}, "content": {"alert": "hi"}})
+    if status not in (200, 201, 202):
+        raise RuntimeError(f"push answered {status}: {push}")
+    done = wait_push(serve, push["id"], timeout=600)
+    fanout_s = time.time() - started
+    peak = max(sampler.finish(), serve.rss("VmHWM"))
+    counts = {k: v for k, v in done.get("counts", {}).items() if v}
+    rate = fanout_n / fanout_s
+    reference = facts.get("send_sim_4x100") or facts.get("send_sim_1x100")
+    note = ""
+    if not accept_all:
+        note = (f"herald serve has no setting to run its simulator in accept-all mode, so all "
+                f"{fanout_n:,} tokens were answered BadDeviceToken and retired")
+    elif counts.get("sent") != fanout_n:
+        note = f"only {counts.get('sent')} of {fanout_n} sent: {counts}"
+    value_row(f"3 fan-out {fanout_n:,}: API call to last ack", round(fanout_s, 1), "s", f"counts {counts}")
+    if reference:
+        ratio_row("3 fan-out rate vs row 1 (send 4x100, simulator)", 0.5, rate, reference, "herald send",
+                  "notif/s", note)
+    value_row("5 peak RSS during fan-out", round(peak / 1024), "MiB", "herald serve incl. its simulator")
