@@ -1,9 +1,9 @@
 import Foundation
 import HeraldHTTP
-import HeraldPostgres
 
 /// Settings of `herald serve`. Each has one dotted key (`delivery.batchSize`), which the CLI also accepts as
-/// `HERALD_DELIVERY_BATCH_SIZE` and `--delivery-batch-size`; `init(values:)` reads the dotted form.
+/// `HERALD_DELIVERY_BATCH_SIZE` and `--delivery-batch-size`; `init(values:)` reads the dotted form. The keys,
+/// their parsing, defaults and display are the rows of `table` (HeraldConfiguration+Keys.swift).
 public struct HeraldConfiguration: Sendable {
     /// `store.path`: the SQLite database file.
     public var databasePath: String = "herald-data/herald.sqlite"
@@ -58,19 +58,6 @@ public struct HeraldConfiguration: Sendable {
 
     public init() {}
 
-    /// Every dotted key understood by `init(values:)`.
-    public static let keys = [
-        "store.path", "store.url", "secrets.key", "secrets.keyFile", "admin.key", "api.maxBodyBytes", "api.importMaxBodyBytes",
-        "api.rateLimit", "api.rateBurst", "delivery.fanOutBatchSize", "delivery.batchSize", "delivery.concurrency",
-        "delivery.pollInterval", "delivery.retryBase", "delivery.retryCap", "delivery.maxAttempts", "delivery.defaultTTL",
-        "push.idempotencyWindow", "push.retentionDays", "delivery.workers", "delivery.shutdownGrace",
-        "http.headerTimeout", "http.bodyTimeout", "http.idleTimeout", "http.writeTimeout", "http.maxConnections",
-        "http.maxHeaderBytes", "http.maxHeaderCount", "http.maxRequestLineBytes",
-    ]
-
-    /// Keys whose values are secrets: shown masked, never printed or logged.
-    public static let secretKeys: Set<String> = ["secrets.key", "admin.key"]
-
     /// The key file in use: `secrets.keyFile`, else `secret.key` next to the database.
     public var effectiveSecretKeyFile: String {
         secretKeyFile ?? URL(fileURLWithPath: databasePath).deletingLastPathComponent().appendingPathComponent("secret.key").path
@@ -79,39 +66,7 @@ public struct HeraldConfiguration: Sendable {
     /// Each key's value as the service uses it (defaults included), for `herald serve --print-config`.
     /// Secrets say only whether they are set.
     public var effectiveValues: [String: String] {
-        func number(_ n: Double) -> String { n.rounded() == n && abs(n) < 1e15 ? String(Int(n)) : String(n) }
-        func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
-        return [
-            "store.path": storeURL == nil ? databasePath : "(unused: store.url is set)",
-            "store.url": storeURL.map(PostgresStore.redacted) ?? "(not set: SQLite at store.path)",
-            "secrets.key": secretKey == nil ? "(not set: the key file is used)" : "(set, hidden)",
-            "secrets.keyFile": secretKey == nil ? effectiveSecretKeyFile : "(unused: secrets.key is set)",
-            "admin.key": adminKey == nil ? "(not set: one is generated on first start)" : "(set, hidden)",
-            "api.maxBodyBytes": String(maxBodyBytes),
-            "api.importMaxBodyBytes": String(importMaxBodyBytes),
-            "api.rateLimit": number(apiRateLimit),
-            "api.rateBurst": number(apiRateBurst),
-            "delivery.fanOutBatchSize": String(fanOutBatchSize),
-            "delivery.batchSize": String(dispatchBatchSize),
-            "delivery.concurrency": String(dispatchConcurrency),
-            "delivery.pollInterval": number(pollInterval),
-            "delivery.retryBase": number(retryBase),
-            "delivery.retryCap": number(retryCap),
-            "delivery.maxAttempts": String(maxAttempts),
-            "delivery.defaultTTL": number(defaultTTL),
-            "push.idempotencyWindow": number(idempotencyWindow),
-            "push.retentionDays": number(retentionDays),
-            "delivery.workers": String(runWorkers),
-            "delivery.shutdownGrace": number(shutdownGrace),
-            "http.headerTimeout": number(seconds(httpLimits.headerTimeout)),
-            "http.bodyTimeout": number(seconds(httpLimits.bodyTimeout)),
-            "http.idleTimeout": number(seconds(httpLimits.idleTimeout)),
-            "http.writeTimeout": number(seconds(httpLimits.writeTimeout)),
-            "http.maxConnections": String(httpLimits.maxConnections),
-            "http.maxHeaderBytes": String(httpLimits.maxHeaderBytes),
-            "http.maxHeaderCount": String(httpLimits.maxHeaderCount),
-            "http.maxRequestLineBytes": String(httpLimits.maxRequestLineBytes),
-        ]
+        Dictionary(uniqueKeysWithValues: Self.table.map { ($0.key, $0.shown(in: self)) })
     }
 
     /// A configuration problem, with the key at fault.
@@ -121,64 +76,16 @@ public struct HeraldConfiguration: Sendable {
         public var description: String { "configuration \(key): \(message)" }
     }
 
-    /// Reads dotted keys; unknown keys and bad values are errors that name the key.
+    /// Reads dotted keys; unknown keys and bad values are errors that name the key. Keys are applied in the
+    /// table's order, so with several bad values the same one is reported every time.
     public init(values: [String: String]) throws {
         self.init()
-        for (key, value) in values {
-            func int() throws -> Int {
-                guard let n = Int(value), n > 0 else { throw Invalid(key: key, message: "expected a positive integer, got '\(value)'") }
-                return n
-            }
-            func double(allowZero: Bool = false) throws -> Double {
-                guard let n = Double(value), allowZero ? n >= 0 : n > 0 else { throw Invalid(key: key, message: "expected a positive number, got '\(value)'") }
-                return n
-            }
-            switch key {
-            case "store.path": databasePath = value
-            case "store.url":
-                // The value itself is never echoed: it may hold a password.
-                let lower = value.lowercased()
-                guard lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://") || value.contains("=") else {
-                    throw Invalid(key: key, message: "expected a PostgreSQL URL (postgres://user:password@host:5432/database) or libpq keywords (host=... dbname=...)")
-                }
-                storeURL = value
-            case "secrets.key":
-                guard let data = Data(base64Encoded: value), data.count == 32 else {
-                    throw Invalid(key: key, message: "expected base64 of 32 random bytes (`head -c 32 /dev/urandom | base64`)")
-                }
-                secretKey = Array(data)
-            case "secrets.keyFile": secretKeyFile = value
-            case "admin.key":
-                guard value.count >= 16 else { throw Invalid(key: key, message: "an admin key must be at least 16 characters") }
-                adminKey = value
-            case "api.maxBodyBytes": maxBodyBytes = try int()
-            case "api.importMaxBodyBytes": importMaxBodyBytes = try int()
-            case "api.rateLimit": apiRateLimit = try double(allowZero: true)
-            case "api.rateBurst": apiRateBurst = try double()
-            case "delivery.fanOutBatchSize": fanOutBatchSize = try int()
-            case "delivery.batchSize": dispatchBatchSize = try int()
-            case "delivery.concurrency": dispatchConcurrency = try int()
-            case "delivery.pollInterval": pollInterval = try double()
-            case "delivery.retryBase": retryBase = try double()
-            case "delivery.retryCap": retryCap = try double()
-            case "delivery.maxAttempts": maxAttempts = try int()
-            case "delivery.defaultTTL": defaultTTL = try double()
-            case "push.idempotencyWindow": idempotencyWindow = try double()
-            case "push.retentionDays": retentionDays = try double()
-            case "delivery.workers":
-                guard let b = Bool(value) else { throw Invalid(key: key, message: "expected true or false") }
-                runWorkers = b
-            case "delivery.shutdownGrace": shutdownGrace = try double(allowZero: true)
-            case "http.headerTimeout": httpLimits.headerTimeout = .milliseconds(Int64(try double() * 1000))
-            case "http.bodyTimeout": httpLimits.bodyTimeout = .milliseconds(Int64(try double() * 1000))
-            case "http.idleTimeout": httpLimits.idleTimeout = .milliseconds(Int64(try double() * 1000))
-            case "http.writeTimeout": httpLimits.writeTimeout = .milliseconds(Int64(try double() * 1000))
-            case "http.maxConnections": httpLimits.maxConnections = try int()
-            case "http.maxHeaderBytes": httpLimits.maxHeaderBytes = try int()
-            case "http.maxHeaderCount": httpLimits.maxHeaderCount = try int()
-            case "http.maxRequestLineBytes": httpLimits.maxRequestLineBytes = try int()
-            default: throw Invalid(key: key, message: "unknown key; known keys: \(Self.keys.joined(separator: ", "))")
-            }
+        let known = Set(Self.table.map(\.key))
+        if let unknown = values.keys.sorted().first(where: { !known.contains($0) }) {
+            throw Invalid(key: unknown, message: "unknown key; known keys: \(Self.table.map(\.key).joined(separator: ", "))")
+        }
+        for row in Self.table {
+            if let value = values[row.key] { try row.apply(value, to: &self) }
         }
     }
 }

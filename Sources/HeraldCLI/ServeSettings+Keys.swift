@@ -1,0 +1,61 @@
+import APNSCore
+import HeraldServer
+
+extension ServeSettings {
+    /// The keys only `herald serve` reads (listener, data directory, log, simulator, APNs endpoints); the
+    /// service's keys are `HeraldConfiguration.table`, and `ServeCommand.table` puts both in one list.
+    static let keys: [ConfigurationKey<ServeSettings>] = [
+        ConfigurationKey("http.host", "where the REST API listens: address", default: "127.0.0.1",
+                         parse: { s, value in s.host = value }, show: { $0.host }),
+        port("http.port", \.port, "where the REST API listens: port", default: "8080"),
+        ConfigurationKey("data.dir", "store (unless store.path), secret key file, the simulator's state", default: "herald-data",
+                         parse: { s, value in s.dataDirectory = value }, show: { $0.dataDirectory }),
+        ConfigurationKey("log.format", "text or json", default: "text on a terminal, JSON lines otherwise",
+                         parse: { s, value in
+                             guard let format = Log.Format(rawValue: value) else { throw UsageError("log.format must be text or json, got \"\(value)\"") }
+                             s.logFormat = format
+                         },
+                         show: { $0.logFormat?.rawValue ?? "(not set: text on a terminal, json otherwise)" }),
+        bool("simulator.enabled", \.simulatorEnabled, "run the built-in APNs simulator; the first start gives the default app credentials made by it",
+             default: "true"),
+        port("simulator.port", \.simulatorPort, "the simulator's sandbox provider port", default: "0 (a free port)"),
+        port("simulator.inspectionPort", \.simulatorInspectionPort, "the simulator's inspection API (herald device)", default: "8090"),
+        bool("simulator.acceptAll", \.simulatorAcceptAll,
+             "counting mode: the simulator acknowledges every request, stores nothing (benchmarks, imported registries)", default: "false"),
+        ConfigurationKey("default.bundleId", "topic of the default app made on first start", default: "com.example.herald",
+                         parse: { s, value in s.defaultBundleID = value }, show: { $0.defaultBundleID }),
+        endpoint("apns.sandboxEndpoint", \.apns.sandbox, "host:port for sandbox credentials that are not the simulator's (a standalone herald sim, a gateway)",
+                 default: APNSClientTransport.Endpoints.apple.sandbox),
+        endpoint("apns.productionEndpoint", \.apns.production, "host:port for production credentials that are not the simulator's",
+                 default: APNSClientTransport.Endpoints.apple.production),
+        ConfigurationKey("apns.caFile", "CA to trust for those endpoints", default: "system CAs",
+                         parse: { s, value in s.apns.caFile = value }, show: { $0.apns.caFile ?? "(not set: the system's CAs)" }),
+    ]
+
+    private typealias Key = ConfigurationKey<ServeSettings>
+
+    /// Port 0 asks the kernel for a free port, and `--print-config` says so.
+    private static func port(_ key: String, _ path: WritableKeyPath<ServeSettings, Int> & Sendable, _ help: String,
+                             default defaultText: String) -> Key {
+        Key(key, help, default: defaultText, parse: { s, value in
+            guard let n = Int(value), (0...65535).contains(n) else { throw UsageError("\(key) must be a number in 0...65535, got \"\(value)\"") }
+            s[keyPath: path] = n
+        }, show: { s in s[keyPath: path] == 0 ? "0 (a free port)" : String(s[keyPath: path]) })
+    }
+
+    private static func bool(_ key: String, _ path: WritableKeyPath<ServeSettings, Bool> & Sendable, _ help: String,
+                             default defaultText: String) -> Key {
+        Key(key, help, default: defaultText, parse: { s, value in
+            guard let b = Bool(value) else { throw UsageError("\(key) must be true or false, got \"\(value)\"") }
+            s[keyPath: path] = b
+        }, show: { String($0[keyPath: path]) })
+    }
+
+    /// The default is given as the endpoint itself so that the text shown is the host and port in use.
+    private static func endpoint(_ key: String, _ path: WritableKeyPath<ServeSettings, APNSEnvironment> & Sendable, _ help: String,
+                                 default defaultEndpoint: APNSEnvironment) -> Key {
+        Key(key, help, default: defaultEndpoint.description, parse: { s, value in
+            s[keyPath: path] = try EndpointOptions.endpoint(value, name: key)
+        }, show: { $0[keyPath: path].description })
+    }
+}
