@@ -97,6 +97,29 @@ public final class SQLiteConnection: @unchecked Sendable {
 
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    /// Installs (or, with nil, removes) the hook SQLite calls after each commit with the number of frames
+    /// in the WAL. Installing one replaces SQLite's automatic checkpoint, which is itself such a hook.
+    func setWALHook(context: UnsafeMutableRawPointer?,
+                    _ hook: (@convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, Int32) -> Int32)?) {
+        sqlite3_wal_hook(handle, hook, context)
+    }
+
+    /// How far a checkpoint goes: `passive` copies what it can without waiting for anyone; `truncate` also
+    /// waits (up to the busy timeout) for the writer and for readers on the WAL, then empties the WAL file.
+    enum CheckpointMode { case passive, truncate }
+
+    /// Runs a checkpoint of the main database; returns the frames in the WAL and how many of them are now
+    /// in the database file. Throws `SQLITE_BUSY` when a `truncate` could not get the locks it waits for.
+    @discardableResult
+    func checkpoint(_ mode: CheckpointMode) throws -> (walFrames: Int, checkpointed: Int) {
+        var log: Int32 = 0
+        var done: Int32 = 0
+        let rc = sqlite3_wal_checkpoint_v2(handle, nil, mode == .passive ? SQLITE_CHECKPOINT_PASSIVE : SQLITE_CHECKPOINT_TRUNCATE,
+                                           &log, &done)
+        guard rc == SQLITE_OK else { throw error(rc, sql: nil) }
+        return (Int(log), Int(done))
+    }
+
     /// Runs `body` inside `BEGIN IMMEDIATE ... COMMIT`, rolling back if it throws.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN IMMEDIATE")

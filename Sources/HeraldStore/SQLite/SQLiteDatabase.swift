@@ -3,10 +3,12 @@ import Synchronization
 
 /// A SQLite database file in WAL mode with one writer and one reader connection. Each connection lives on
 /// its own serial dispatch queue, so `sqlite3_step` never runs on Swift's cooperative pool; async callers
-/// resume through continuations. WAL lets the reader run while the writer holds a transaction.
+/// resume through continuations. WAL lets the reader run while the writer holds a transaction. A third
+/// connection checkpoints the WAL on a queue of its own, so no commit waits for a checkpoint.
 public final class SQLiteDatabase: Sendable {
     private let writer: SQLiteConnection
     private let reader: SQLiteConnection
+    let checkpointer: WALCheckpointer
     private let writerQueue: DispatchQueue
     private let readerQueue: DispatchQueue
     public let path: String
@@ -16,8 +18,15 @@ public final class SQLiteDatabase: Sendable {
 
     /// Opens (creating if needed) the database at `path`. `storageChanged` hears when writes start failing
     /// for lack of space (with the failure) and when they succeed again (nil), once per change.
-    public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000,
-                storageChanged: @escaping @Sendable (StoreError?) -> Void = { _ in }) throws {
+    public convenience init(path: String, busyTimeoutMilliseconds: Int32 = 5_000,
+                            storageChanged: @escaping @Sendable (StoreError?) -> Void = { _ in }) throws {
+        try self.init(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, checkpoints: .init(),
+                      storageChanged: storageChanged)
+    }
+
+    /// As above, with the checkpoint thresholds given (tests use small ones).
+    init(path: String, busyTimeoutMilliseconds: Int32 = 5_000, checkpoints: WALCheckpointer.Policy,
+         storageChanged: @escaping @Sendable (StoreError?) -> Void = { _ in }) throws {
         self.path = path
         self.storageChanged = storageChanged
         writer = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
@@ -28,10 +37,19 @@ public final class SQLiteDatabase: Sendable {
             PRAGMA temp_store = MEMORY;
             PRAGMA cache_size = -16000;
             """)
+        checkpointer = try WALCheckpointer(path: path, policy: checkpoints)
+        try checkpointer.attach(to: writer)
         reader = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         try reader.executeScript("PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY; PRAGMA query_only = ON;")
         writerQueue = DispatchQueue(label: "herald.sqlite.writer")
         readerQueue = DispatchQueue(label: "herald.sqlite.reader")
+    }
+
+    /// Nothing runs on the queues any more (each job holds the database), so the writer is idle: its hook
+    /// goes before the checkpointer it points at, and the final checkpoint empties the WAL.
+    deinit {
+        checkpointer.detach(from: writer)
+        checkpointer.close()
     }
 
     /// Runs `body` in one write transaction on the writer's queue. A throw rolls everything back; a write

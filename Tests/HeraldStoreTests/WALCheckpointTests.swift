@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+@testable import HeraldStore
+
+/// The WAL is checkpointed by a connection of its own, never inside a commit (issue #19), and stays bounded.
+/// These tests look at the mechanism (the WAL's size in frames after each commit, the checkpointer's
+/// counts), never at timings.
+@Suite struct WALCheckpointTests {
+    static func makeDatabase(_ policy: WALCheckpointer.Policy = .init()) async throws -> (SQLiteDatabase, String) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-wal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let path = dir.appendingPathComponent("herald.sqlite").path
+        let db = try SQLiteDatabase(path: path, checkpoints: policy)
+        try await db.withWriter { try $0.executeScript("CREATE TABLE t (id INTEGER PRIMARY KEY, b BLOB)") }
+        return (db, path)
+    }
+
+    /// One commit adding a row of most of a page, so each commit appends a few frames to the WAL.
+    static func commit(_ db: SQLiteDatabase) async throws {
+        try await db.write { try $0.execute("INSERT INTO t (b) VALUES (randomblob(3000))") }
+    }
+
+    static func walBytes(_ path: String) -> Int {
+        var info = stat()
+        return stat(path + "-wal", &info) == 0 ? Int(info.st_size) : 0
+    }
+
+    /// Waits for the checkpointer's queue to finish what it has (the test's own deadline, not a timing).
+    static func drain(_ db: SQLiteDatabase) async {
+        await withCheckedContinuation { continuation in db.checkpointer.queue.async { continuation.resume() } }
+    }
+
+    @Test func commitsNeverCheckpointAndTheBackgroundCheckpointLetsTheWALStartOver() async throws {
+        let (db, path) = try await Self.makeDatabase()
+        // Hold the checkpointer back: with SQLite's automatic checkpoint, the commit past 1000 frames would
+        // have copied the WAL into the database itself and the next commit would have started it over.
+        let gate = DispatchSemaphore(value: 0)
+        db.checkpointer.queue.async { gate.wait() }
+        var frames = db.checkpointer.stats.lastCommitWALFrames
+        var shrank = false
+        for _ in 0..<3_000 where frames <= 1_500 {
+            try await Self.commit(db)
+            let now = db.checkpointer.stats.lastCommitWALFrames
+            if now < frames { shrank = true }
+            frames = now
+        }
+        #expect(frames > 1_500)
+        #expect(!shrank, "the WAL started over while nothing but the writer could have checkpointed")
+        #expect(Self.walBytes(path) > 1_000 * 4_096)
+        #expect(db.checkpointer.stats.passiveRuns == 0)
+
+        gate.signal()
+        await Self.drain(db)
+        #expect(db.checkpointer.stats.passiveRuns >= 1)
+        #expect(db.checkpointer.stats.truncateRuns == 0)
+        try await Self.commit(db)
+        #expect(db.checkpointer.stats.lastCommitWALFrames < 100, "after the background checkpoint the WAL starts over")
+        #expect(try await db.read { try $0.first("SELECT count(*) FROM t") { $0.int(0) } } ?? 0 > 300)
+    }
+
+    @Test func theWALStaysBoundedOverManyCommitsWithReadersAround() async throws {
+        let policy = WALCheckpointer.Policy(passiveFrames: 64, truncateFrames: 256)
+        let (db, path) = try await Self.makeDatabase(policy)
+        let reads = Task {
+            while !Task.isCancelled {
+                _ = try await db.read { try $0.first("SELECT count(*), sum(length(b)) FROM t") { $0.int(0) } }
+            }
+        }
+        var maxFrames = 0
+        var maxBytes = 0
+        // Without checkpoints 5000 commits leave well over 10,000 frames in the WAL.
+        for _ in 0..<5_000 {
+            try await Self.commit(db)
+            maxFrames = max(maxFrames, db.checkpointer.stats.lastCommitWALFrames)
+            maxBytes = max(maxBytes, Self.walBytes(path))
+        }
+        reads.cancel()
+        _ = await reads.result
+        #expect(maxFrames < 8 * policy.truncateFrames)
+        #expect(maxBytes < 8 * policy.truncateFrames * (4_096 + 24))
+        #expect(db.checkpointer.stats.passiveRuns > 0)
+    }
+
+    @Test func aLongReaderHoldsTheWALUntilItEndsThenATruncateEmptiesIt() async throws {
+        let policy = WALCheckpointer.Policy(passiveFrames: 64, truncateFrames: 256)
+        let (db, path) = try await Self.makeDatabase(policy)
+        let longReader = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1_000)
+        try longReader.execute("BEGIN")
+        _ = try longReader.first("SELECT count(*) FROM t") { $0.int(0) }
+
+        // The open snapshot keeps the WAL from starting over, and a TRUNCATE cannot get past it.
+        for _ in 0..<300 { try await Self.commit(db) }
+        await Self.drain(db)
+        #expect(db.checkpointer.stats.lastCommitWALFrames > policy.truncateFrames)
+        #expect(db.checkpointer.stats.truncateRuns == 0)
+        #expect(db.checkpointer.stats.failedRuns >= 1)
+        let grown = Self.walBytes(path)
+
+        // Once the reader is gone, the next checkpoint of a WAL past the retry point empties it. (Held back
+        // meanwhile: a PASSIVE one that completed would let the WAL start over instead, which is as good.)
+        let gate = DispatchSemaphore(value: 0)
+        db.checkpointer.queue.async { gate.wait() }
+        try longReader.execute("COMMIT")
+        for _ in 0..<64 { try await Self.commit(db) }
+        gate.signal()
+        await Self.drain(db)
+        #expect(db.checkpointer.stats.truncateRuns >= 1)
+        #expect(Self.walBytes(path) < grown)
+        try await Self.commit(db)
+        #expect(db.checkpointer.stats.lastCommitWALFrames < policy.passiveFrames)
+    }
+
+    @Test func closingCheckpointsTheWAL() async throws {
+        var (db, path): (SQLiteDatabase?, String) = try await Self.makeDatabase()
+        for _ in 0..<50 { try await Self.commit(db!) }
+        #expect(Self.walBytes(path) > 0)
+        db = nil
+        #expect(Self.walBytes(path) == 0)
+        let reopened = try SQLiteDatabase(path: path)
+        #expect(try await reopened.read { try $0.first("SELECT count(*) FROM t") { $0.int(0) } } == 50)
+    }
+}
