@@ -243,18 +243,18 @@ import Synchronization
             return HTTPResponse(status: 200, body: Array("got \(total)".utf8))
         })
         let c = try RawHTTPClient(port: server.port)
-        defer { c.close() }
         let size = 6 << 20
         c.send("POST /import HTTP/1.1\r\nHost: t\r\nContent-Length: \(size)\r\n\r\n")
-        Thread.detachNewThread { c.send([UInt8](repeating: 0x7B, count: size)) }
+        let body = BackgroundSender(c, pieces: 1) { _ in [UInt8](repeating: 0x7B, count: size) }
         #expect(await c.receive(until: "got \(size)").contains("200 OK"))
+        body.stopThenClose()
         let over = try RawHTTPClient(port: server.port)
-        defer { over.close() }
         over.send("POST /import HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
-        Thread.detachNewThread {
-            for _ in 0..<((9 << 20) / 65536) { over.send(Array("10000\r\n".utf8) + [UInt8](repeating: 0x7B, count: 65536) + Array("\r\n".utf8)) }
+        let chunks = BackgroundSender(over, pieces: (9 << 20) / 65536) { _ in
+            Array("10000\r\n".utf8) + [UInt8](repeating: 0x7B, count: 65536) + Array("\r\n".utf8)
         }
         let r = await over.receiveUntilClosed()
+        chunks.stopThenClose()
         #expect(r.text.hasPrefix("HTTP/1.1 413"))
         #expect(r.text.contains("larger than the limit"))
         await server.stop()
@@ -288,12 +288,9 @@ import Synchronization
         limits.idleTimeout = .seconds(30)
         let server = try await start(limits)
         let c = try RawHTTPClient(port: server.port)
-        defer { c.close() }
-        let sender = Thread {
-            for _ in 0..<40 { c.send([13, 10]); Thread.sleep(forTimeInterval: 0.05) }
-        }
-        sender.start()
+        let sender = BackgroundSender(c, pieces: 100, every: 0.05) { _ in [13, 10] }
         let r = await c.receiveUntilClosed(timeout: 10)
+        sender.stopThenClose()
         #expect(r.text.hasPrefix("HTTP/1.1 408"))
         #expect(r.closed)
         await server.stop()
@@ -304,13 +301,10 @@ import Synchronization
         limits.bodyTimeout = .milliseconds(300)
         let server = try await start(limits)
         let c = try RawHTTPClient(port: server.port)
-        defer { c.close() }
         c.send("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 100000\r\n\r\n")
-        let sender = Thread {
-            for _ in 0..<40 { c.send([0x61]); Thread.sleep(forTimeInterval: 0.2) }   // never 300 ms of silence
-        }
-        sender.start()
+        let sender = BackgroundSender(c, pieces: 100, every: 0.2) { _ in [0x61] }   // never 300 ms of silence
         let r = await c.receiveUntilClosed(timeout: 10)
+        sender.stopThenClose()
         #expect(r.text.hasPrefix("HTTP/1.1 408"))
         await server.stop()
     }
@@ -345,5 +339,31 @@ import Synchronization
         for i in [0, 199, 399] { #expect(r.text.contains(String(format: "%05d", i))) }
         #expect(r.text.hasSuffix("0\r\n\r\n"))
         await server.stop()
+    }
+}
+
+/// Sends pieces from a thread of its own until they are sent, a send fails, or it is stopped. The socket
+/// is closed only once the thread has stopped: a send after the close could land in whatever socket reused
+/// the descriptor (it once landed in another test's database connection).
+final class BackgroundSender: @unchecked Sendable {
+    private let client: RawHTTPClient
+    private let stopped = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(_ client: RawHTTPClient, pieces: Int, every interval: TimeInterval = 0, piece: @escaping @Sendable (Int) -> [UInt8]) {
+        self.client = client
+        Thread.detachNewThread { [self] in
+            for i in 0..<pieces where !stopped.load(ordering: .acquiring) {
+                guard client.send(piece(i)) else { break }
+                if interval > 0 { Thread.sleep(forTimeInterval: interval) }
+            }
+            finished.signal()
+        }
+    }
+
+    func stopThenClose() {
+        stopped.store(true, ordering: .releasing)
+        finished.wait()
+        client.close()
     }
 }

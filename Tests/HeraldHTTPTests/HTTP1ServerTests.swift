@@ -41,13 +41,16 @@ struct RawHTTPClient {
         return String(decoding: data, as: UTF8.self)
     }
 
-    func send(_ bytes: [UInt8]) {
+    /// False when the connection refused the bytes (closed or reset).
+    @discardableResult
+    func send(_ bytes: [UInt8]) -> Bool {
         var sent = 0
         while sent < bytes.count {
             let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 { return }
+            if n <= 0 { return false }
             sent += n
         }
+        return true
     }
 
     /// Half-close: the server sees EOF but can still answer.
