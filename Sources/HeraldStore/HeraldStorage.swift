@@ -1,7 +1,8 @@
 import Foundation
 
-/// Everything the provider service stores, as one protocol: SQLite implements it today (`SQLiteStore`);
-/// a PostgreSQL store can implement the same contract (claims with `FOR UPDATE SKIP LOCKED`).
+/// Everything the provider service stores, as one protocol, implemented by `SQLiteStore` (embedded, the
+/// default) and `PostgresStore` (HeraldPostgres; claims with `FOR UPDATE SKIP LOCKED`). One conformance suite
+/// (Tests/HeraldStoreTests/StorageConformanceTests.swift) runs against both.
 /// Each method is one transaction. Times are passed in, never read from the system clock.
 public protocol HeraldStorage: Sendable {
     func schemaVersion() async throws -> Int
