@@ -18,7 +18,8 @@ enum OpenAPIDocument {
         if let body { o["requestBody"] = ["required": true, "content": .object([bodyType: ["schema": ref(body)]])] }
         var responses: [String: JSON] = [:]
         responses[String(ok)] = response.map { ["description": "OK", "content": ["application/json": ["schema": ref($0)]]] } ?? ["description": "OK"]
-        for code in ["400", "401", "403", "404", "409", "413", "422", "429", "500"] {
+        // 408, 414, 431 and 505 come from the HTTP/1.1 listener itself, for any route (docs/server.md).
+        for code in ["400", "401", "403", "404", "408", "409", "413", "414", "422", "429", "431", "500", "505"] {
             responses[code] = ["description": "Error", "content": ["application/json": ["schema": ref("Error")]]]
         }
         o["responses"] = .object(responses)
