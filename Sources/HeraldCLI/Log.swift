@@ -20,7 +20,9 @@ struct Log: Sendable {
     var handler: LogHandler { { level, message in write(level.rawValue, message, [:]) } }
 
     private func write(_ level: String, _ message: String, _ fields: [String: String]) {
-        let time = ISO8601DateFormatter().string(from: Date())
+        // A format style, not ISO8601DateFormatter: lines come from several threads, and ICU formatters
+        // created concurrently have crashed on Linux.
+        let time = Date().formatted(.iso8601)
         switch format {
         case .text:
             let extra = fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")

@@ -66,13 +66,11 @@ public struct Installation: Sendable, Equatable, Decodable {
         updatedAt = Installation.date(try c.decodeIfPresent(String.self, forKey: .updatedAt))
     }
 
-    /// ISO 8601, with or without fractional seconds.
+    /// ISO 8601, with or without fractional seconds. The format style is Swift, not ICU: creating ICU date
+    /// formatters on several threads at once crashed inside ICU on Linux (seen in the test suite).
     static func date(_ text: String?) -> Date? {
         guard let text else { return nil }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
+        return try? Date.ISO8601FormatStyle().parse(text)
     }
 }
