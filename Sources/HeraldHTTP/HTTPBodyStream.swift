@@ -130,16 +130,6 @@ public final class HTTPBodyStream: AsyncSequence, Sendable {
         }
     }
 
-    /// The whole body, for handlers that need it in one piece; throws past `limit` bytes.
-    public func collect(upTo limit: Int) async throws -> [UInt8] {
-        var body: [UInt8] = []
-        while let piece = try await next() {
-            guard body.count + piece.count <= limit else { throw HTTPBodyError.tooLarge(limit: limit) }
-            body += piece
-        }
-        return body
-    }
-
     public struct AsyncIterator: AsyncIteratorProtocol {
         let stream: HTTPBodyStream
         public mutating func next() async throws -> [UInt8]? { try await stream.next() }

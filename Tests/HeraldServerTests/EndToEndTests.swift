@@ -30,6 +30,17 @@ import HeraldSimulator
         return (server, API(client: HTTP1Client(host: "127.0.0.1", port: server.port)))
     }
 
+    /// A simulated phone with the default app installed, registered with the default app's client key; the
+    /// simulator and the master key come along for pushing to it.
+    func registeredPhone(_ server: ProviderServer, _ api: API) async throws -> (Simulator, Device, masterKey: String) {
+        let sim = try #require(server.simulator)
+        let clientKey = try #require(server.bootstrap.clientKey), masterKey = try #require(server.bootstrap.masterKey)
+        let phone = sim.createDevice()
+        let app = try sim.install(bundleID: "com.example.herald", environment: .sandbox, on: phone.id)
+        #expect(try await api.call("POST", "/v1/installations", key: clientKey, ["deviceToken": app.token, "environment": "sandbox"]).0 == 201)
+        return (sim, phone, masterKey)
+    }
+
     func waitFor(_ condition: () async throws -> Bool) async throws -> Bool {
         for _ in 0..<200 {
             if try await condition() { return true }
@@ -90,11 +101,7 @@ import HeraldSimulator
     func suffixedPushTypesReachTheDevice(pushType: String) async throws {
         let (server, api) = try await start()
         defer { Task { await server.stop() } }
-        let sim = try #require(server.simulator)
-        let clientKey = try #require(server.bootstrap.clientKey), masterKey = try #require(server.bootstrap.masterKey)
-        let phone = sim.createDevice()
-        let app = try sim.install(bundleID: "com.example.herald", environment: .sandbox, on: phone.id)
-        #expect(try await api.call("POST", "/v1/installations", key: clientKey, ["deviceToken": app.token, "environment": "sandbox"]).0 == 201)
+        let (sim, phone, masterKey) = try await registeredPhone(server, api)
 
         let (accepted, push) = try await api.call("POST", "/v1/pushes", key: masterKey, [
             "target": ["all": true], "content": ["data": ["reload": true]], "options": ["pushType": pushType]])
@@ -116,11 +123,7 @@ import HeraldSimulator
     @Test func liveActivityPushesReachTheDevice() async throws {
         let (server, api) = try await start()
         defer { Task { await server.stop() } }
-        let sim = try #require(server.simulator)
-        let clientKey = try #require(server.bootstrap.clientKey), masterKey = try #require(server.bootstrap.masterKey)
-        let phone = sim.createDevice()
-        let app = try sim.install(bundleID: "com.example.herald", environment: .sandbox, on: phone.id)
-        #expect(try await api.call("POST", "/v1/installations", key: clientKey, ["deviceToken": app.token, "environment": "sandbox"]).0 == 201)
+        let (sim, phone, masterKey) = try await registeredPhone(server, api)
 
         let start: [String: Any] = [
             "alert": ["title": "Kick-off", "body": "The match starts"], "event": "start", "timestamp": 1_800_000_000,
