@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCrypto
 import HeraldHTTP
+import HeraldIO
 import HeraldServer
 import HeraldSimulator
 import APNSCore
@@ -45,6 +46,7 @@ enum ServeCommand: Command {
             return 0
         }
         let log = Log(format: settings.logFormat)
+        FileDescriptorLimit.raise()   // http.maxConnections is kept below what the process may open
         let server = try await ProviderServer.start(settings.provider, log: log.handler)
         await waitForTermination()
         log.info("shutting down: finishing in-flight deliveries")

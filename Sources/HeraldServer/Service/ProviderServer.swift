@@ -105,7 +105,7 @@ public final class ProviderServer: Sendable {
         // Connections past the descriptors left for the store, the APNs client and the simulator are refused
         // by the limit rather than by a failed accept.
         var limits = settings.service.httpLimits
-        let descriptors = FileDescriptorLimit.raise()
+        let descriptors = FileDescriptorLimit.current
         if limits.maxConnections > descriptors - 256 {
             limits.maxConnections = max(64, descriptors - 256)
             log(.warning, "http.maxConnections lowered to \(limits.maxConnections): the process may open \(descriptors) files (ulimit -n)")
