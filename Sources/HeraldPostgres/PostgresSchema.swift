@@ -77,6 +77,14 @@ enum PostgresSchema {
                 push_id text COLLATE "C" NOT NULL REFERENCES pushes(id) ON DELETE CASCADE, seq bigint NOT NULL,
                 opened_at double precision NOT NULL, PRIMARY KEY (push_id, seq));
             """),
+        Migration(version: 2, name: "compatibility identities", sql: """
+            CREATE TABLE compat_identities (
+                app_id text COLLATE "C" NOT NULL REFERENCES apps(id) ON DELETE CASCADE, provider text COLLATE "C" NOT NULL,
+                public_id text COLLATE "C" NOT NULL, sealed bytea NOT NULL, hint text NOT NULL,
+                created_at double precision NOT NULL, updated_at double precision NOT NULL,
+                PRIMARY KEY (app_id, provider));
+            CREATE UNIQUE INDEX compat_identities_public ON compat_identities(provider, public_id);
+            """),
     ]
 
     /// Applies the migrations not yet recorded in `schema_migrations`, each in its own transaction, under

@@ -68,4 +68,14 @@ public protocol HeraldStorage: Sendable {
     func releaseInFlight() async throws -> Int
     func deliveries(pushID: String, state: DeliveryState?, afterID: Int64, limit: Int) async throws -> [DeliveryRecord]
     func pendingDeliveryCount() async throws -> Int
+
+    // MARK: - Compatibility identities (LeanCloud, JPush)
+    /// Stores the app's identity for `provider`, replacing the one it had, in one transaction. Throws
+    /// `StoreError.conflict` (and changes nothing) when another app already uses `publicID` for that provider.
+    func saveCompatIdentity(_ identity: CompatIdentityRecord) async throws
+    /// The identity a request names by its public id; nil when no app has it.
+    func compatIdentity(provider: String, publicID: String) async throws -> CompatIdentityRecord?
+    func compatIdentity(appID: String, provider: String) async throws -> CompatIdentityRecord?
+    /// False when the app had no identity for `provider`. Deleting the app deletes its identities too.
+    func deleteCompatIdentity(appID: String, provider: String) async throws -> Bool
 }

@@ -111,5 +111,13 @@ enum HeraldSchema {
             CREATE INDEX deliveries_pending ON deliveries(push_id, not_before, id) WHERE state = 0;
             CREATE INDEX deliveries_in_flight ON deliveries(push_id) WHERE state = 1;
             """),
+        Migration(version: 6, name: "compatibility identities", sql: """
+            CREATE TABLE compat_identities (
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE, provider TEXT NOT NULL,
+                public_id TEXT NOT NULL, sealed BLOB NOT NULL, hint TEXT NOT NULL,
+                created_at REAL NOT NULL, updated_at REAL NOT NULL,
+                PRIMARY KEY (app_id, provider));
+            CREATE UNIQUE INDEX compat_identities_public ON compat_identities(provider, public_id);
+            """),
     ]
 }

@@ -133,4 +133,38 @@ import Testing
         let members = try await store.audience(appID: "app1", selector: AudienceSelector(source: .aliases(["o'brien \"x\" \\ ]"])), after: 0, limit: 10)
         #expect(members.map(\.id) == ["s1"])
     }
+
+    @Test(arguments: StoreKind.available) func compatIdentityIsFoundByPublicIDReplacedAndRefusedToASecondApp(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
+        try await makeApp(store)
+        try await makeApp(store, id: "app2")
+        let first = CompatIdentityRecord(appID: "app1", provider: "leancloud", publicID: "lc-1", sealed: [1, 2, 3], hint: "k1…",
+                                         createdAt: t0, updatedAt: t0)
+        try await store.saveCompatIdentity(first)
+        #expect(try await store.compatIdentity(provider: "leancloud", publicID: "lc-1") == first)
+        #expect(try await store.compatIdentity(provider: "jpush", publicID: "lc-1") == nil)
+
+        // Replacing keeps one identity per app and provider; the old public id stops resolving.
+        var replaced = first
+        replaced.publicID = "lc-2"; replaced.sealed = [9]; replaced.updatedAt = t0.addingTimeInterval(5)
+        try await store.saveCompatIdentity(replaced)
+        #expect(try await store.compatIdentity(provider: "leancloud", publicID: "lc-1") == nil)
+        #expect(try await store.compatIdentity(appID: "app1", provider: "leancloud") == replaced)
+
+        // Another app cannot take the same public id, and the refusal changes nothing.
+        let thief = CompatIdentityRecord(appID: "app2", provider: "leancloud", publicID: "lc-2", sealed: [7], hint: "x",
+                                         createdAt: t0, updatedAt: t0)
+        await #expect(throws: StoreError.self) { try await store.saveCompatIdentity(thief) }
+        #expect(try await store.compatIdentity(provider: "leancloud", publicID: "lc-2")?.appID == "app1")
+        #expect(try await store.compatIdentity(appID: "app2", provider: "leancloud") == nil)
+
+        #expect(try await store.deleteCompatIdentity(appID: "app1", provider: "leancloud"))
+        #expect(try await !store.deleteCompatIdentity(appID: "app1", provider: "leancloud"))
+        #expect(try await store.compatIdentity(provider: "leancloud", publicID: "lc-2") == nil)
+
+        // Deleting the app deletes its identities.
+        try await store.saveCompatIdentity(thief)
+        #expect(try await store.deleteApp(id: "app2"))
+        #expect(try await store.compatIdentity(provider: "leancloud", publicID: "lc-2") == nil)
+    }
 }

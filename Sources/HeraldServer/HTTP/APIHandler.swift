@@ -13,12 +13,15 @@ final class APIHandler: Sendable {
     let metrics: Metrics
     let clock: any HeraldClock
     let maxBodyBytes: Int
+    /// The dialect of routes that name none: Herald's own error body, and the extra credentials (the
+    /// console's session) that Herald's routes accept.
+    let defaultDialect: APIDialect
     let log: LogHandler
 
     init(router: Router, authenticator: KeyAuthenticator, limiter: RateLimiter, metrics: Metrics, clock: any HeraldClock, maxBodyBytes: Int,
-         log: @escaping LogHandler) {
+         defaultDialect: APIDialect = .herald, log: @escaping LogHandler) {
         self.router = router; self.authenticator = authenticator; self.limiter = limiter
-        self.metrics = metrics; self.clock = clock; self.maxBodyBytes = maxBodyBytes; self.log = log
+        self.metrics = metrics; self.clock = clock; self.maxBodyBytes = maxBodyBytes; self.defaultDialect = defaultDialect; self.log = log
     }
 
     /// What the HTTP server does with a request's body, from its head alone: an unknown route, a missing
@@ -29,10 +32,11 @@ final class APIHandler: Sendable {
         switch router.match(method: head.method, path: head.path) {
         case .found(let route, _):
             let limit = route.maxBodyBytes ?? maxBodyBytes
-            if route.access != .open && Self.authorization(head.headers) == nil {
-                rejection = (.error(.unauthorized), route.pattern)
+            let dialect = route.dialect ?? defaultDialect
+            if route.access != .open && Self.authorization(head.headers) == nil && dialect.authentication(presentedIn: head.headers) == nil {
+                rejection = (dialect.errorResponse(.unauthorized, [:]), route.pattern)
             } else if let length = head.framing.announcedLength, length > limit {
-                rejection = (.error(Self.bodyTooLarge(length, limit: limit)), route.pattern)
+                rejection = (dialect.errorResponse(Self.bodyTooLarge(length, limit: limit), [:]), route.pattern)
             } else {
                 return route.streamsBody ? .stream(limit: limit) : .collect(limit: limit)
             }
@@ -53,16 +57,21 @@ final class APIHandler: Sendable {
         let now = clock.now()
         switch router.match(method: request.method, path: request.path) {
         case .found(let route, let params):
+            let dialect = route.dialect ?? defaultDialect
             do {
                 let limit = route.maxBodyBytes ?? maxBodyBytes
                 if request.body.count > limit { throw Self.bodyTooLarge(request.body.count, limit: limit) }
                 var principal: Principal?
                 if route.access != .open {
-                    let p = try await authenticator.authenticate(Self.authorization(request.headers))
+                    let p = if let scheme = dialect.authentication(presentedIn: request.headers) {
+                        try await scheme.authenticate(request, now: now)
+                    } else {
+                        try await authenticator.authenticate(Self.authorization(request.headers))
+                    }
                     try Self.authorize(p, route.access, params)
                     if let wait = limiter.take(p.role == .client(appID: p.appID ?? "") ? "\(p.keyID)|\(request.remoteAddress)" : p.keyID, now: now) {
                         var h = HTTPHeaders(); h.set("retry-after", String(Int(wait.rounded(.up))))
-                        return (.error(APIError(status: 429, code: "rate_limited", message: "Too many requests for this key; retry after \(Int(wait.rounded(.up))) s."), headers: h), route.pattern)
+                        return (dialect.errorResponse(APIError(status: 429, code: "rate_limited", message: "Too many requests for this key; retry after \(Int(wait.rounded(.up))) s."), h), route.pattern)
                     }
                     principal = p
                 }
@@ -70,18 +79,18 @@ final class APIHandler: Sendable {
                 return (try await route.handler(context), route.pattern)
             } catch let error as APIError {
                 if error.status >= 500 { log(.error, "\(request.method) \(route.pattern) answered \(error)") }
-                return (.error(error), route.pattern)
+                return (dialect.errorResponse(error, [:]), route.pattern)
             } catch let error as HTTPBodyError {
-                return (.error(Self.apiError(error)), route.pattern)
+                return (dialect.errorResponse(Self.apiError(error), [:]), route.pattern)
             } catch {
                 if let domain = ServiceError(error) {
                     // The store's own detail (which disk, which limit) is for the operator, not the caller.
                     if domain.kind == .storageFull { log(.error, "\(request.method) \(route.pattern) answered 507: \(error)") }
-                    return (.error(APIError(domain)), route.pattern)
+                    return (dialect.errorResponse(APIError(domain), [:]), route.pattern)
                 }
                 // Details go to the operator's log, not to the caller.
                 log(.error, "\(request.method) \(route.pattern) failed: \(error)")
-                return (.error(APIError(status: 500, code: "internal", message: "Internal error; the request was not completed. Retry, and report it if it persists.")), route.pattern)
+                return (dialect.errorResponse(APIError(status: 500, code: "internal", message: "Internal error; the request was not completed. Retry, and report it if it persists."), [:]), route.pattern)
             }
         case let unmatched:
             return (Self.unmatched(request.method, request.path, unmatched), "unmatched")

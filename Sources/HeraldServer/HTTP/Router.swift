@@ -14,13 +14,16 @@ public struct Route: Sendable {
     /// The handler reads the body as it arrives (`request.bodyStream`) instead of receiving it whole, so a
     /// large body is never held in memory.
     public var streamsBody: Bool
+    /// The credentials and error format of a family of routes (LeanCloud's, JPush's); nil for Herald's own,
+    /// which use the handler's default dialect.
+    public var dialect: APIDialect?
     let handler: Handler
     let segments: [Substring]
 
     public init(_ method: String, _ pattern: String, _ access: Access, _ summary: String, maxBodyBytes: Int? = nil, streamsBody: Bool = false,
-                handler: @escaping Handler) {
+                dialect: APIDialect? = nil, handler: @escaping Handler) {
         self.method = method; self.pattern = pattern; self.access = access; self.summary = summary
-        self.maxBodyBytes = maxBodyBytes; self.streamsBody = streamsBody; self.handler = handler
+        self.maxBodyBytes = maxBodyBytes; self.streamsBody = streamsBody; self.dialect = dialect; self.handler = handler
         segments = pattern.split(separator: "/")
     }
 

@@ -6,6 +6,7 @@ struct Services: Sendable {
     let installations: InstallationsService
     let pushes: PushesService
     let opens: OpensService
+    let compatIdentities: CompatIdentitiesService
 
     init(env: ServiceEnvironment, engine: DeliveryEngine) {
         apps = AppsService(env: env)
@@ -13,5 +14,6 @@ struct Services: Sendable {
         installations = InstallationsService(env: env)
         pushes = PushesService(env: env, engine: engine)
         opens = OpensService(env: env)
+        compatIdentities = CompatIdentitiesService(env: env)
     }
 }

@@ -1,0 +1,52 @@
+import Foundation
+import HeraldStore
+
+extension PostgresStore {
+    public func saveCompatIdentity(_ identity: CompatIdentityRecord) async throws {
+        let conflict = StoreError.conflict("\(identity.provider) id \(identity.publicID) already belongs to another app")
+        do {
+            try await database.write { db in
+                let owner = try db.first("SELECT app_id FROM compat_identities WHERE provider = $1 AND public_id = $2",
+                                         [.text(identity.provider), .text(identity.publicID)]) { $0.text(0) }
+                if let owner, owner != identity.appID { throw conflict }
+                try db.execute("""
+                    INSERT INTO compat_identities (app_id, provider, public_id, sealed, hint, created_at, updated_at)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7)
+                    ON CONFLICT (app_id, provider) DO UPDATE SET public_id = excluded.public_id, sealed = excluded.sealed,
+                    hint = excluded.hint, updated_at = excluded.updated_at
+                    """, [.text(identity.appID), .text(identity.provider), .text(identity.publicID), .blob(identity.sealed),
+                          .text(identity.hint), identity.createdAt.pg, identity.updatedAt.pg])
+            }
+        } catch let error as PostgresError where error.sqlState == "23505" {
+            // Another app claimed the same public id between the check and the insert.
+            throw conflict
+        }
+    }
+
+    public func compatIdentity(provider: String, publicID: String) async throws -> CompatIdentityRecord? {
+        try await database.read {
+            try $0.first("SELECT \(Self.compatColumns) FROM compat_identities WHERE provider = $1 AND public_id = $2",
+                         [.text(provider), .text(publicID)], Self.compatIdentity)
+        }
+    }
+
+    public func compatIdentity(appID: String, provider: String) async throws -> CompatIdentityRecord? {
+        try await database.read {
+            try $0.first("SELECT \(Self.compatColumns) FROM compat_identities WHERE app_id = $1 AND provider = $2",
+                         [.text(appID), .text(provider)], Self.compatIdentity)
+        }
+    }
+
+    public func deleteCompatIdentity(appID: String, provider: String) async throws -> Bool {
+        try await database.write {
+            try $0.execute("DELETE FROM compat_identities WHERE app_id = $1 AND provider = $2", [.text(appID), .text(provider)]) > 0
+        }
+    }
+
+    static let compatColumns = "app_id, provider, public_id, sealed, hint, created_at, updated_at"
+
+    static func compatIdentity(_ r: PostgresRow) -> CompatIdentityRecord {
+        CompatIdentityRecord(appID: r.text(0), provider: r.text(1), publicID: r.text(2), sealed: r.blob(3), hint: r.text(4),
+                             createdAt: r.date(5), updatedAt: r.date(6))
+    }
+}
