@@ -3,57 +3,116 @@ import Foundation
 /// Everything the provider service stores, as one protocol, implemented by `SQLiteStore` (embedded, the
 /// default) and `PostgresStore` (HeraldPostgres; claims with `FOR UPDATE SKIP LOCKED`). One conformance suite
 /// (Tests/HeraldStoreTests/StorageConformanceTests.swift) runs against both.
-/// Each method is one transaction. Times are passed in, never read from the system clock.
+///
+/// What holds for every method, unless its own comment says otherwise:
+/// - **Atomic.** Each call is one transaction: it happens whole or not at all. A throw means nothing was
+///   written (`StoreError.storageFull` included: what was stored before stays intact).
+/// - **Durable when it returns.** A write that returned survives the process being killed (SQLite commits to
+///   its WAL with `synchronous = NORMAL`; PostgreSQL commits with its own durability settings).
+/// - **Consistent reads.** A read sees one committed snapshot, never part of a concurrent write.
+/// - **Scoped.** Methods taking `appID` never see or change another app's rows; an id of another app is
+///   treated as absent.
+/// - **Clock-free.** Times are passed in, never read from the system clock, so tests and nodes agree.
+/// - **Errors.** `StoreError.notFound` for a missing row the call needs, `.conflict` for a request that clashes
+///   with stored data (the service layer maps them to 404 and 409).
 public protocol HeraldStorage: Sendable {
+    /// The highest migration applied; opening a store applies the missing ones (once, even with several nodes).
     func schemaVersion() async throws -> Int
+    /// Throws when the store cannot be reached (readiness checks).
     func ping() async throws
     /// Nil while writes succeed. After a write failed for lack of space (`StoreError.storageFull`), that
     /// failure, until the store finds it has room again; cheap while no write has failed.
     func checkStorage() async -> StoreError?
 
-    // Apps, keys, credentials
+    // MARK: - Apps, keys, credentials
+    /// Stores the app and its first keys together. An id already used throws (nothing stored).
     func createApp(_ app: AppRecord, keys: [APIKeyRecord]) async throws
     func app(id: String) async throws -> AppRecord?
+    /// Every app, oldest first (ties by id).
     func apps() async throws -> [AppRecord]
+    /// Replaces the app's mutable fields (name, topic, time zone, rate limit, pause) with `app`'s; last write wins.
     func updateApp(_ app: AppRecord) async throws
+    /// Deletes the app with everything it owns (keys, credentials, installations, tags, pushes, deliveries,
+    /// opens, identities). False when there was no such app.
     func deleteApp(id: String) async throws -> Bool
+    /// Sets (reason and time) or, with nil, lifts the app's delivery pause. Idempotent.
     func setAppPaused(id: String, reason: String?, at: Date?) async throws
     func insertKey(_ key: APIKeyRecord) async throws
+    /// The key whose SHA-256 is `hash`, revoked or not (the caller checks `revokedAt` and compares in constant time).
     func key(hash: [UInt8]) async throws -> APIKeyRecord?
+    /// The app's keys, or with nil the admin keys, oldest first, revoked ones included.
     func keys(appID: String?) async throws -> [APIKeyRecord]
-    /// Revokes the app's (or, with no app, the admin) keys of `scope` and stores `newKey`, atomically.
+    /// Revokes the app's (or, with no app, the admin) keys of `scope` and stores `newKey`, atomically: there is
+    /// no moment with both or neither valid.
     func rotateKey(_ newKey: APIKeyRecord, revokingScope scope: KeyScope, at: Date) async throws
-    /// Stores a credential; also lifts a credential pause on the app.
+    /// Stores (or replaces) the credential of the app's environment; also lifts a credential pause on the app,
+    /// in the same transaction.
     func saveCredential(_ credential: CredentialRecord) async throws
+    /// The app's credentials, sealed, in environment order.
     func credentials(appID: String) async throws -> [CredentialRecord]
     func deleteCredential(appID: String, environment: String) async throws -> Bool
 
-    // Installations
+    // MARK: - Installations
+    /// Found by Herald id first, then by the app's installation id; with its tags.
     func installation(appID: String, id: String) async throws -> InstallationRecord?
+    /// Creates or updates one installation. `match` says how an existing row is found (`.existing(id)`, or by
+    /// installation id then device token, so a reinstall that kept its token adopts the old row); a new row gets
+    /// `newID`. Only the draft's non-nil fields change; `tags` replaces the set. Registering a token reactivates
+    /// the row and restarts its 410 clock, and any other row of the app holding the same token is deactivated
+    /// ("Replaced") in the same transaction: one token, one active installation. Changing the installation id
+    /// to one another row has throws `.conflict`. Idempotent: the same draft twice leaves the same row.
     func upsertInstallation(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String,
                             now: Date) async throws -> (InstallationRecord, created: Bool)
+    /// `upsertInstallation` for each draft (matched by installation id then token), all in one transaction:
+    /// a batch is stored whole or not at all. Returns how many rows were created and updated.
     func importInstallations(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) async throws -> (created: Int, updated: Int)
+    /// Deletes the installation and its tags (its past deliveries stay, for the pushes' records).
     func deleteInstallation(appID: String, id: String) async throws -> Bool
+    /// Adds and removes tags (removals first; adding a tag it has is a no-op) and touches `updatedAt`.
+    /// Throws `.notFound` for an unknown installation.
     func updateTags(appID: String, id: String, add: [String], remove: [String], now: Date) async throws -> InstallationRecord
+    /// One page in `seq` (registration) order after `query.afterSeq`, every set filter applied; stable under
+    /// concurrent registrations (new rows come after the cursor).
     func installations(appID: String, query: InstallationQuery) async throws -> [InstallationRecord]
+    /// Tags with how many installations carry each, in byte order after `after`.
     func tags(appID: String, after: String?, limit: Int) async throws -> [(tag: String, count: Int)]
+    /// Aliases with how many installations carry each, in byte order after `after`.
     func aliases(appID: String, after: String?, limit: Int) async throws -> [(alias: String, count: Int)]
+    /// Removes the tag from every installation of the app; returns how many lost it.
     func removeTagEverywhere(appID: String, tag: String) async throws -> Int
+    /// All of the app's installations, active or not.
     func installationCount(appID: String) async throws -> Int
 
-    // Pushes
+    // MARK: - Pushes
+    /// Stores a new push, unless the app already has a push with the same idempotency key created at or after
+    /// `idempotentSince`: then that push is returned and nothing is stored (`created` false). Two concurrent
+    /// calls with one key store one push.
     func insertPush(_ push: PushRecord, idempotentSince: Date) async throws -> (PushRecord, created: Bool)
     func push(appID: String, id: String) async throws -> PushRecord?
     func push(id: String) async throws -> PushRecord?
+    /// Newest first (ties by id), created before `before`; `status` narrows to one state.
     func pushes(appID: String, status: PushStatus?, before: Date?, limit: Int) async throws -> [PushRecord]
+    /// Failed deliveries of the push counted by APNs reason (or Herald's own, such as `Expired`).
     func failureReasons(pushID: String) async throws -> [String: Int]
+    /// Moves every scheduled push whose `sendAt` has come to `queued`, in one statement: a push is promoted
+    /// once however many callers race. Returns how many were promoted.
     func promoteScheduled(now: Date) async throws -> Int
+    /// Pushes with work left (queued or sending), oldest first.
     func activePushes() async throws -> [PushRecord]
+    /// Cancels a push that has not finished: pending deliveries become cancelled (counted); in-flight ones
+    /// finish and are recorded. Nil for an unknown push; `.conflict` for one already finished.
     func cancelPush(appID: String, id: String, now: Date) async throws -> PushRecord?
+    /// Ends a push as failed with `code` and `message`, cancelling its pending deliveries. No effect on a push
+    /// that already finished (done, cancelled, failed): the first ending wins.
     func failPush(id: String, code: String, message: String, now: Date) async throws
+    /// Marks the push done when its fan-out is complete and no delivery is pending or in flight; true when
+    /// this call did it (so exactly one caller sees true).
     func finishIfComplete(pushID: String, now: Date) async throws -> Bool
+    /// Records an open once per (push, installation) and counts it; false for a repeat. `.notFound` when the
+    /// push or the installation is not the app's.
     func recordOpen(appID: String, pushID: String, installationID: String, now: Date) async throws -> Bool
-    /// Deletes up to `limit` finished pushes (with their deliveries) that finished before `before`.
+    /// Deletes up to `limit` finished pushes (with their deliveries, failures and opens) that finished before
+    /// `before`; returns how many.
     func purgeFinishedPushes(before: Date, limit: Int) async throws -> Int
 
     // Delivery queue
