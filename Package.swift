@@ -38,12 +38,14 @@ let package = Package(
         .target(name: "APNSClient", dependencies: ["APNSCore", "HeraldHTTP", "HeraldCrypto"]),
         // APNs simulator: provider API, legacy ports, devices, store-and-forward, faults
         .target(name: "HeraldSimulator", dependencies: ["APNSCore", "HeraldHTTP", "HeraldCrypto"]),
-        // Storage: SQLite (embedded) behind one protocol
-        .target(name: "HeraldStore", dependencies: ["CSQLite", "CHeraldShims"]),
+        // Storage contract: the `HeraldStorage` protocol, its records and errors (no C)
+        .target(name: "HeraldStore"),
+        // Storage on one SQLite file (embedded, the default)
+        .target(name: "HeraldSQLite", dependencies: ["HeraldStore", "CSQLite", "CHeraldShims"]),
         // Storage on PostgreSQL (libpq): the same contract, for several nodes on one database
         .target(name: "HeraldPostgres", dependencies: ["HeraldStore", "CPostgres"]),
         // Provider service: REST API, registry, push API, queue, dispatcher, scheduler
-        .target(name: "HeraldServer", dependencies: ["HeraldStore", "HeraldPostgres", "APNSClient", "HeraldSimulator", "HeraldHTTP", "HeraldCrypto"]),
+        .target(name: "HeraldServer", dependencies: ["HeraldStore", "HeraldSQLite", "HeraldPostgres", "APNSClient", "HeraldSimulator", "HeraldHTTP", "HeraldCrypto"]),
         // App SDK: Foundation only
         .target(name: "HeraldClient"),
         // Command line: subcommands; `herald` is a thin main
@@ -64,8 +66,8 @@ let package = Package(
         .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore"], resources: [.copy("Golden")]),
         .testTarget(name: "APNSClientTests", dependencies: ["APNSClient", "HeraldSimulator", "HeraldCrypto"]),
         .testTarget(name: "HeraldSimulatorTests", dependencies: ["HeraldSimulator", "APNSClient", "HeraldCrypto"]),
-        .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldPostgres"]),
-        .testTarget(name: "HeraldServerTests", dependencies: ["HeraldServer", "HeraldSimulator", "APNSClient", "HeraldPostgres"]),
+        .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldSQLite", "HeraldPostgres"]),
+        .testTarget(name: "HeraldServerTests", dependencies: ["HeraldServer", "HeraldSimulator", "APNSClient", "HeraldSQLite", "HeraldPostgres"]),
         .testTarget(name: "HeraldClientTests", dependencies: ["HeraldClient"]),
         .testTarget(name: "HeraldCLITests", dependencies: ["HeraldCLI"]),
         .testTarget(name: "LinuxLoopTests", dependencies: ["HeraldLinuxLoop"]),

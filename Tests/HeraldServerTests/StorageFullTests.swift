@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 import HeraldHTTP
-@testable import HeraldStore
+@testable import HeraldSQLite
+import HeraldStore
 @testable import HeraldServer
 
 /// A full disk, made real and deterministic with SQLite's `max_page_count` on the service's own writer

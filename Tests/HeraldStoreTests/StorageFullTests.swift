@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import HeraldStore
+@testable import HeraldSQLite
+import HeraldStore
 
 /// Writes that fail for lack of space surface as `StoreError.storageFull`, leave stored data intact and
 /// succeed again once there is room, on a capped database and on a real full file system.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import HeraldStore
+@testable import HeraldSQLite
+import HeraldStore
 @testable import HeraldPostgres
 
 /// The stores the conformance suite runs against: SQLite always, PostgreSQL when `HERALD_TEST_POSTGRES_URL`
@@ -19,7 +20,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-store-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             let path = dir.appendingPathComponent("herald.sqlite").path
-            return TestStore(store: try await SQLiteStore(path: path), schemaVersion: HeraldSchema.migrations.last!.version,
+            return TestStore(store: try await SQLiteStore(path: path), schemaVersion: SQLiteSchema.migrations.last!.version,
                              reopen: { try await SQLiteStore(path: path) })
         case .postgres:
             let url = try await TestPostgres.freshDatabase()

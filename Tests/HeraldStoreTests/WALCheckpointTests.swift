@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import HeraldStore
+@testable import HeraldSQLite
+import HeraldStore
 
 /// The WAL is checkpointed by a connection of its own, never inside a commit (issue #19), and stays bounded.
 /// These tests look at the mechanism (the WAL's size in frames after each commit, the checkpointer's

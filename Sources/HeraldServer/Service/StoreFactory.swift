@@ -1,5 +1,6 @@
 import Foundation
 import HeraldPostgres
+import HeraldSQLite
 import HeraldStore
 
 extension HeraldService {

@@ -1,5 +1,6 @@
 internal import CSQLite
 internal import CHeraldShims
+import HeraldStore
 
 /// One prepared statement, owned by the connection that prepared it and used only on its queue.
 final class SQLiteStatement {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldStore
 internal import CSQLite
 
 /// One SQLite connection. Not thread-safe by itself: `SQLiteDatabase` confines each connection to its own

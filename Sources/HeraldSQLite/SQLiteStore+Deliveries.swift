@@ -1,4 +1,5 @@
 import Foundation
+import HeraldStore
 
 extension SQLiteStore {
     /// One statement per audience source; the tag and environment conditions are the same in each.

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldStore
 
 /// A failure reported by SQLite, with the engine's own message and the statement that failed.
 public struct SQLiteError: Error, CustomStringConvertible, Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldStore
 
 /// Herald's storage on one SQLite file (WAL). All statements are fixed SQL with bound parameters; values
 /// lists travel as one JSON array parameter read with `json_each`, so no SQL text is ever built from input.
@@ -10,7 +11,7 @@ public final class SQLiteStore: HeraldStorage {
     public init(path: String, now: Date = Date(), storageChanged: @escaping @Sendable (StoreError?) -> Void = { _ in }) async throws {
         database = try SQLiteDatabase(path: path, storageChanged: storageChanged)
         let stamp = now.timeIntervalSince1970
-        _ = try await database.withWriter { try Migrator.migrate($0, migrations: HeraldSchema.migrations, now: stamp) }
+        _ = try await database.withWriter { try Migrator.migrate($0, migrations: SQLiteSchema.migrations, now: stamp) }
     }
 
     public func schemaVersion() async throws -> Int {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldStore
 
 extension SQLiteStore {
     public func saveCompatIdentity(_ identity: CompatIdentityRecord) async throws {

@@ -1,13 +1,4 @@
-/// A numbered schema change. Versions only grow; an applied migration is never edited, only followed.
-public struct Migration: Sendable {
-    public var version: Int
-    public var name: String
-    public var sql: String
-
-    public init(version: Int, name: String, sql: String) {
-        self.version = version; self.name = name; self.sql = sql
-    }
-}
+import HeraldStore
 
 /// Applies the migrations not yet recorded in `schema_migrations`, each in its own transaction.
 enum Migrator {
@@ -32,7 +23,7 @@ enum Migrator {
 
 /// Herald's schema. Installations keep SQLite's integer rowid (`seq`) as the keyset cursor for fan-out,
 /// export and pagination; tags live in their own table keyed by (app, tag, installation).
-enum HeraldSchema {
+enum SQLiteSchema {
     static let migrations: [Migration] = [
         Migration(version: 1, name: "apps, keys, credentials", sql: """
             CREATE TABLE apps (

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldStore
 import Synchronization
 
 /// A SQLite database file in WAL mode with one writer and one reader connection. Each connection lives on

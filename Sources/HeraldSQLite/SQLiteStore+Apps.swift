@@ -1,4 +1,5 @@
 import Foundation
+import HeraldStore
 
 extension SQLiteStore {
     static let appColumns = "id, name, topic, default_time_zone, rate_limit, paused_reason, paused_at, created_at, updated_at"

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldStore
 import Synchronization
 internal import CSQLite
 

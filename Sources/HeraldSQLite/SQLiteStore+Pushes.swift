@@ -1,4 +1,5 @@
 import Foundation
+import HeraldStore
 
 extension SQLiteStore {
     static let pushColumns = """
