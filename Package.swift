@@ -45,18 +45,20 @@ let package = Package(
         // Storage on PostgreSQL (libpq): the same contract, for several nodes on one database
         .target(name: "HeraldPostgres", dependencies: ["HeraldStore", "CPostgres"]),
         // Provider service: REST API, registry, push API, queue, dispatcher, scheduler
-        .target(name: "HeraldServer", dependencies: ["HeraldStore", "HeraldSQLite", "HeraldPostgres", "APNSClient", "HeraldSimulator", "HeraldHTTP", "HeraldCrypto"]),
+        .target(name: "HeraldServer", dependencies: ["HeraldStore", "HeraldSQLite", "HeraldPostgres", "APNSClient", "HeraldHTTP", "HeraldCrypto"]),
+        // The `herald serve` process, assembled in one place: store, service, HTTP listener, built-in simulator, log
+        .target(name: "HeraldProvider", dependencies: ["HeraldServer", "HeraldSimulator", "HeraldHTTP", "HeraldIO", "HeraldPostgres"]),
         // App SDK: Foundation only
         .target(name: "HeraldClient"),
         // Command line: subcommands; `herald` is a thin main
-        .target(name: "HeraldCLI", dependencies: ["APNSClient", "HeraldIO", "HeraldSimulator", "HeraldServer", "HeraldClient"]),
+        .target(name: "HeraldCLI", dependencies: ["APNSClient", "HeraldIO", "HeraldSimulator", "HeraldServer", "HeraldProvider", "HeraldClient"]),
         // jemalloc replaces glibc's malloc for the whole process (Swift runtime and nghttp2 included): Swift
         // allocates per request, often on one thread and frees on another, and glibc's per-thread arenas
         // then grow a page at a time. Measured: docs/performance.md (fan-out +10 %, herald send +4 %).
         .executableTarget(name: "herald", dependencies: ["HeraldCLI"],
                           linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]),
         // The SDK example that runs on Linux (Examples/LinuxLoop): a library so CI runs it as a test too.
-        .target(name: "HeraldLinuxLoop", dependencies: ["HeraldClient", "HeraldServer", "HeraldSimulator", "HeraldHTTP"],
+        .target(name: "HeraldLinuxLoop", dependencies: ["HeraldClient", "HeraldServer", "HeraldProvider", "HeraldSimulator", "HeraldHTTP"],
                 path: "Examples/LinuxLoop/Loop"),
         .executableTarget(name: "herald-linux-loop", dependencies: ["HeraldLinuxLoop"], path: "Examples/LinuxLoop/Main"),
 
@@ -67,9 +69,9 @@ let package = Package(
         .testTarget(name: "APNSClientTests", dependencies: ["APNSClient", "HeraldSimulator", "HeraldCrypto"]),
         .testTarget(name: "HeraldSimulatorTests", dependencies: ["HeraldSimulator", "APNSClient", "HeraldCrypto"]),
         .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldSQLite", "HeraldPostgres"]),
-        .testTarget(name: "HeraldServerTests", dependencies: ["HeraldServer", "HeraldSimulator", "APNSClient", "HeraldSQLite", "HeraldPostgres"]),
+        .testTarget(name: "HeraldServerTests", dependencies: ["HeraldServer", "HeraldProvider", "HeraldSimulator", "APNSClient", "HeraldSQLite", "HeraldPostgres"]),
         .testTarget(name: "HeraldClientTests", dependencies: ["HeraldClient"]),
-        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldCLI"]),
+        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldCLI", "HeraldProvider"]),
         .testTarget(name: "LinuxLoopTests", dependencies: ["HeraldLinuxLoop"]),
     ]
 )

@@ -3,6 +3,7 @@ import HeraldCrypto
 import HeraldHTTP
 import HeraldIO
 import HeraldServer
+import HeraldProvider
 import HeraldSimulator
 import APNSCore
 

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldServer
+import HeraldProvider
 
 /// The settings `herald serve` reads itself, plus the service's own (`service`). Both are set from one list of
 /// keys, `ServeCommand.table`.

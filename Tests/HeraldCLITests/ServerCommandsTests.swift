@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import HeraldServer
+import HeraldProvider
 @testable import HeraldCLI
 
 /// `herald apps`, `credentials`, `installations` and `push` against a running provider (in this process,

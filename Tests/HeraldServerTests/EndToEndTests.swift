@@ -3,6 +3,7 @@ import Testing
 import HeraldHTTP
 import HeraldSimulator
 @testable import HeraldServer
+import HeraldProvider
 
 /// The whole loop over real sockets: `herald serve`'s stack (HTTP server, service, APNs client over
 /// TLS/HTTP/2) delivering to the built-in simulator, as `make run` starts it.

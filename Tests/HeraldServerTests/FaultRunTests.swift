@@ -3,6 +3,7 @@ import Testing
 import HeraldHTTP
 import HeraldSimulator
 @testable import HeraldServer
+import HeraldProvider
 
 /// The pipeline against an APNs that misbehaves: the simulator answers 503 and 429, resets connections,
 /// sends GOAWAY and lowers its stream limit, and every delivery still ends done, once.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import HeraldHTTP
 @testable import HeraldServer
+import HeraldProvider
 
 /// `herald serve`'s REST port against the hardening report's requests, none with a key: each is answered
 /// from what it sent, nothing is buffered past a route's limit, and the server keeps serving.

@@ -5,6 +5,7 @@ import HeraldHTTP
 @testable import HeraldSQLite
 import HeraldStore
 @testable import HeraldServer
+import HeraldProvider
 
 /// A full disk, made real and deterministic with SQLite's `max_page_count` on the service's own writer
 /// connection: every write that needs a new page fails with SQLITE_FULL, as on a full file system.

@@ -2,6 +2,7 @@ import Foundation
 import HeraldClient
 import HeraldHTTP
 import HeraldServer
+import HeraldProvider
 import HeraldSimulator
 
 /// The whole push loop on one Linux machine, with the code an iOS app runs (`HeraldClient`):

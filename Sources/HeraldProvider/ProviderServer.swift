@@ -3,8 +3,8 @@ import HeraldCrypto
 import HeraldHTTP
 import HeraldIO
 import HeraldPostgres
+import HeraldServer
 import HeraldSimulator
-import HeraldStore
 
 /// Everything `herald serve` runs in one process: the built-in APNs simulator (optional), the APNs
 /// transport, the service and its HTTP server; plus the first-start bootstrap (a default app whose
@@ -94,7 +94,7 @@ public final class ProviderServer: Sendable {
             "credentials made by the built-in APNs simulator deliver to it (sandbox 127.0.0.1:\($0.sandbox), production 127.0.0.1:\($0.production)); other credentials to \(settings.apns.sandbox) / \(settings.apns.production)"
         } ?? "\(settings.apns.sandbox) / \(settings.apns.production)"
         let service = try await HeraldService(configuration: configuration, transport: transport, log: log)
-        transport.attach(observer: APNSMetricsObserver(metrics: service.metrics))
+        transport.attach(observer: service.apnsMetricsObserver)
         let report = try await service.start()
         var bootstrap = Bootstrap(adminKey: report.generatedAdminKey)
         // A start that found its admin key already stored is not a first start.
@@ -120,8 +120,8 @@ public final class ProviderServer: Sendable {
         let server = ProviderServer(service: service, simulator: simulator, simulatorPorts: ports, bootstrap: bootstrap,
                                     http: http, transport: transport)
         // A simulated device that opens a Herald push counts as an open, as the SDK's report would.
-        simulator?.addOpenObserver { [opens = service.services.opens] report in
-            Task { try? await Self.recordOpen(report, opens: opens) }
+        simulator?.addOpenObserver { report in
+            Task { try? await service.recordDeviceOpen(customPayload: report.customPayload, deviceToken: report.deviceToken) }
         }
         server.announce(settings, log: log)
         return server
@@ -156,25 +156,15 @@ public final class ProviderServer: Sendable {
     private static func makeDefaultApp(service: HeraldService, bundleID: String, simulator: Simulator,
                                        generatedAdmin: String?) async throws -> Bootstrap {
         var bootstrap = Bootstrap(adminKey: generatedAdmin)
-        let services = service.services
-        guard try await services.apps.list().isEmpty else { return bootstrap }
-        let created = try await services.apps.create(try AppInput(name: "Default app", topic: bundleID))
-        let key = try simulator.generateSigningKey(teamID: "SIMTEAM001", bundleIDs: [bundleID])
-        let credential = try CredentialInput.token(keyID: key.keyID, teamID: key.teamID, key: key.privateKeyPEM)
-        for environment in CredentialsService.environments {
-            _ = try await services.credentials.put(appID: created.app.id, environment: environment, credential)
+        let first = try await service.createFirstApp(topic: bundleID) {
+            let key = try simulator.generateSigningKey(teamID: "SIMTEAM001", bundleIDs: [bundleID])
+            return (key.keyID, key.teamID, key.privateKeyPEM)
         }
-        bootstrap.appID = created.app.id
-        bootstrap.masterKey = created.masterKey
-        bootstrap.clientKey = created.clientKey
+        guard let app = first else { return bootstrap }
+        bootstrap.appID = app.appID
+        bootstrap.masterKey = app.masterKey
+        bootstrap.clientKey = app.clientKey
         return bootstrap
-    }
-
-    /// A simulated device opened a notification: Herald's pushes carry their id in the payload
-    /// (`herald.pushId`), and the device is known by its token.
-    static func recordOpen(_ report: OpenReport, opens: OpensService) async throws {
-        guard let text = report.customPayload, let pushID = try JSON(parsing: text)["herald"]?["pushId"]?.stringValue else { return }
-        _ = try await opens.recordFromDevice(pushID: pushID, deviceToken: report.deviceToken)
     }
 
     /// Whether the built-in simulator made this credential (its key ids, certificates from its CA).
