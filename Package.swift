@@ -26,14 +26,16 @@ let package = Package(
                        providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
         .target(name: "CHeraldShims", dependencies: ["COpenSSL", "CSQLite"]),
 
+        // JSON: one value model, parser and writer for the APNs model, the server and JWTs (no Foundation)
+        .target(name: "HeraldJSON"),
         // Crypto: keys, certificates, ES256, JWT, secrets at rest (OpenSSL)
-        .target(name: "HeraldCrypto", dependencies: ["COpenSSL", "CHeraldShims"]),
+        .target(name: "HeraldCrypto", dependencies: ["HeraldJSON", "COpenSSL", "CHeraldShims"]),
         // I/O: epoll event loops, sockets, timers, TLS
         .target(name: "HeraldIO", dependencies: ["HeraldCrypto", "COpenSSL", "CHeraldShims"]),
         // HTTP: HTTP/1.1 server, HTTP/2 client and server connections (nghttp2)
         .target(name: "HeraldHTTP", dependencies: ["HeraldIO", "CNGHTTP2", "CHeraldShims"]),
         // APNs model: payload, request, validation, reasons, tokens, legacy binary codec (Foundation only)
-        .target(name: "APNSCore"),
+        .target(name: "APNSCore", dependencies: ["HeraldJSON"]),
         // APNs client: credentials, provider tokens, connection pool, retries
         .target(name: "APNSClient", dependencies: ["APNSCore", "HeraldHTTP", "HeraldCrypto"]),
         // APNs simulator: provider API, legacy ports, devices, store-and-forward, faults
@@ -45,7 +47,7 @@ let package = Package(
         // Storage on PostgreSQL (libpq): the same contract, for several nodes on one database
         .target(name: "HeraldPostgres", dependencies: ["HeraldStore", "CPostgres"]),
         // Provider service: REST API, registry, push API, queue, dispatcher, scheduler
-        .target(name: "HeraldServer", dependencies: ["HeraldStore", "HeraldSQLite", "HeraldPostgres", "APNSClient", "HeraldHTTP", "HeraldCrypto"]),
+        .target(name: "HeraldServer", dependencies: ["HeraldJSON", "HeraldStore", "HeraldSQLite", "HeraldPostgres", "APNSClient", "HeraldHTTP", "HeraldCrypto"]),
         // The `herald serve` process, assembled in one place: store, service, HTTP listener, built-in simulator, log
         .target(name: "HeraldProvider", dependencies: ["HeraldServer", "HeraldSimulator", "HeraldHTTP", "HeraldIO", "HeraldPostgres"]),
         // App SDK: Foundation only
@@ -65,7 +67,7 @@ let package = Package(
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
         .testTarget(name: "HeraldIOTests", dependencies: ["HeraldIO", "HeraldCrypto"]),
         .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldIO", "HeraldCrypto"]),
-        .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore"], resources: [.copy("Golden")]),
+        .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore", "HeraldJSON"], resources: [.copy("Golden")]),
         .testTarget(name: "APNSClientTests", dependencies: ["APNSClient", "HeraldSimulator", "HeraldCrypto"]),
         .testTarget(name: "HeraldSimulatorTests", dependencies: ["HeraldSimulator", "APNSClient", "HeraldCrypto"]),
         .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldSQLite", "HeraldPostgres"]),

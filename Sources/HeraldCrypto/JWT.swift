@@ -81,9 +81,7 @@ public struct JWT: Sendable, Equatable {
         if let kid = header.kid { members.append(("kid", .string(kid))) }
         if let typ = header.typ { members.append(("typ", .string(typ))) }
         members += header.extra.filter { !["alg", "kid", "typ"].contains($0.key) }.sorted { $0.key < $1.key }
-        var out: [UInt8] = []
-        JSONWriter.writeObject(members, into: &out)
-        return out
+        return JWT.Value.encodeObject(members)
     }
 
     private static func encode(_ claims: Claims) -> [UInt8] {
@@ -91,9 +89,7 @@ public struct JWT: Sendable, Equatable {
         if let iss = claims.iss { members.append(("iss", .string(iss))) }
         if let iat = claims.iat { members.append(("iat", .integer(iat))) }
         members += claims.extra.filter { !["iss", "iat"].contains($0.key) }.sorted { $0.key < $1.key }
-        var out: [UInt8] = []
-        JSONWriter.writeObject(members, into: &out)
-        return out
+        return JWT.Value.encodeObject(members)
     }
 
     // MARK: Parsing and verifying

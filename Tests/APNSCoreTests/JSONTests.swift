@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import APNSCore
+import HeraldJSON
 
 struct JSONWriterTests {
     @Test func escapesQuotesBackslashesAndControlCharacters() {
@@ -112,6 +113,22 @@ struct JSONParserTests {
         } throws: { error in
             (error as? JSONParseError)?.problem.contains("nesting deeper than \(JSONParser.maximumDepth)") == true
         }
+    }
+
+    @Test func optionsTightenDepthAndRefuseRepeatedKeys() throws {
+        let strict = JSONParsingOptions(maximumDepth: 3, rejectsDuplicateKeys: true)
+        _ = try JSONValue(parsing: "[[[1]]]", options: strict)
+        #expect(throws: JSONParseError.self) { _ = try JSONValue(parsing: "[[[[1]]]]", options: strict) }
+        // By default a repeated key keeps its last value; strictly, it is refused, in small and large objects.
+        #expect(try JSONValue(parsing: #"{"a":1,"a":2}"#)["a"] == 2)
+        #expect {
+            _ = try JSONValue(parsing: #"{"a":1,"a":2}"#, options: strict)
+        } throws: { error in
+            (error as? JSONParseError)?.problem.contains("\"a\" appears twice") == true
+        }
+        let large = "{" + (0..<40).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + ",\"k7\":0}"
+        _ = try JSONValue(parsing: large)
+        #expect(throws: JSONParseError.self) { _ = try JSONValue(parsing: large, options: strict) }
     }
 
     @Test func roundTripsThroughWriterAndParser() throws {

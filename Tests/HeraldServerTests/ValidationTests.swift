@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldServer
+import HeraldJSON
 
 @Suite struct ValidationTests {
     @Test(arguments: [
@@ -99,11 +100,17 @@ import Testing
         #expect(try JSON(parsing: v.encoded) == v)
     }
 
-    @Test func aHighSurrogateWithoutItsLowHalfBecomesAReplacementCharacter() throws {
-        // A Fuzz/fuzz-server-json crash: `\uD800` before an escape that is not a low surrogate
-        // overflowed UInt32 arithmetic, so such a request body crashed the server.
-        #expect(try JSON(parsing: #""\uD800\u0041""#) == .string("\u{FFFD}A"))
-        #expect(try JSON(parsing: #""\udbff\udbff\udc00""#) == .string("\u{FFFD}\u{10FC00}"))
+    @Test func aHighSurrogateWithoutItsLowHalfIsRefusedAndSaysWhere() throws {
+        // Once a Fuzz/fuzz-server-json crash (`\uD800` before an escape that is not a low surrogate overflowed
+        // UInt32 arithmetic); then silently replaced by U+FFFD; now refused, as the APNs model refuses it,
+        // since the server parses with the same parser (HeraldJSON).
+        #expect {
+            try JSON(parsing: #""\uD800\u0041""#)
+        } throws: { error in
+            "\(error)".contains("unpaired UTF-16 surrogate \\uD800")
+        }
+        #expect(throws: JSONParseError.self) { try JSON(parsing: #""\udbff\udbff\udc00""#) }
+        #expect(try JSON(parsing: #""\udbff\udc00""#) == .string("\u{10FC00}"))
     }
 
     // `1e999`: found by Fuzz/fuzz-server-json (infinity was encoded back as `null`).

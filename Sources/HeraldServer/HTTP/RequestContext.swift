@@ -1,5 +1,6 @@
 import Foundation
 import HeraldHTTP
+import HeraldJSON
 
 /// What a route handler gets: the request, its path parameters, the caller and the time it arrived.
 public struct RequestContext: Sendable {
@@ -27,8 +28,8 @@ public struct RequestContext: Sendable {
     public func jsonObject() throws -> [String: JSON] {
         guard !request.body.isEmpty else { throw APIError.badRequest("The request body is empty; send a JSON object.") }
         let value: JSON
-        do { value = try JSON(parsing: request.body) } catch let e as JSONParseError {
-            throw APIError(status: 400, code: "invalid_json", message: "The body is not valid JSON: \(e.description).")
+        do { value = try JSON(parsing: request.body) } catch {
+            throw APIError(status: 400, code: "invalid_json", message: "The body is not valid JSON: \(error.description).")
         }
         guard case .object(let o) = value else { throw APIError(status: 400, code: "invalid_json", message: "The body must be a JSON object.") }
         return o

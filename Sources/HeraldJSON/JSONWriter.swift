@@ -4,21 +4,21 @@
 /// Foundation entirely: no intermediate strings, no dictionaries, no key sorting.
 /// Strings are written as UTF-8 (non-ASCII is not `\u`-escaped); `"`, `\` and control
 /// characters are escaped; `/` is not.
-struct JSONWriter {
-    var bytes: [UInt8]
+package struct JSONWriter {
+    package var bytes: [UInt8]
 
-    init(capacity: Int = 256) {
+    package init(capacity: Int = 256) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
     // MARK: Scalars
 
-    mutating func writeNull() {
+    package mutating func writeNull() {
         writeStatic("null")
     }
 
-    mutating func writeBool(_ value: Bool) {
+    package mutating func writeBool(_ value: Bool) {
         writeStatic(value ? "true" : "false")
     }
 
@@ -27,7 +27,7 @@ struct JSONWriter {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    mutating func writeInt(_ value: Int) {
+    package mutating func writeInt(_ value: Int) {
         if value >= 0 && value < 10 {
             bytes.append(UInt8(truncatingIfNeeded: value) &+ 0x30)
             return
@@ -49,7 +49,7 @@ struct JSONWriter {
     /// Finite doubles in Swift's shortest round-trip form, which is valid JSON (`0.5`, `25.0`,
     /// `1e-05`); a double stays recognisably a double (`25.0`, never `25`). JSON has no NaN or
     /// infinity, so those become `null`.
-    mutating func writeDouble(_ value: Double) {
+    package mutating func writeDouble(_ value: Double) {
         guard value.isFinite else {
             writeNull()
             return
@@ -57,7 +57,7 @@ struct JSONWriter {
         bytes.append(contentsOf: value.description.utf8)
     }
 
-    mutating func writeString(_ value: String) {
+    package mutating func writeString(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
             bytes.append(0x22)
@@ -101,12 +101,12 @@ struct JSONWriter {
 
     // MARK: Structure
 
-    mutating func writeRaw(_ byte: UInt8) {
+    package mutating func writeRaw(_ byte: UInt8) {
         bytes.append(byte)
     }
 
     /// Writes `"key":`, preceded by a comma unless it is the first member.
-    mutating func writeKey(_ key: String, first: inout Bool) {
+    package mutating func writeKey(_ key: String, first: inout Bool) {
         if first {
             first = false
         } else {
@@ -117,7 +117,7 @@ struct JSONWriter {
     }
 
     /// Writes `"key":` for a key known to need no escaping (the fixed `aps` vocabulary).
-    mutating func writeStaticKey(_ key: StaticString, first: inout Bool) {
+    package mutating func writeStaticKey(_ key: StaticString, first: inout Bool) {
         if first {
             first = false
         } else {
@@ -129,7 +129,7 @@ struct JSONWriter {
         bytes.append(0x3A)
     }
 
-    mutating func writeStringArray(_ values: [String]) {
+    package mutating func writeStringArray(_ values: [String]) {
         bytes.append(0x5B)
         for (index, value) in values.enumerated() {
             if index > 0 { bytes.append(0x2C) }
@@ -138,7 +138,7 @@ struct JSONWriter {
         bytes.append(0x5D)
     }
 
-    mutating func write(_ value: JSONValue) {
+    package mutating func write(_ value: JSONValue) {
         switch value {
         case .null: writeNull()
         case .bool(let bool): writeBool(bool)
@@ -161,7 +161,7 @@ struct JSONWriter {
 
     /// Writes the members of `object` (without braces), leaving out keys for which
     /// `alreadyWritten` is true (a typed field wrote them), so extra keys never produce a duplicate.
-    mutating func writeMembers(of object: JSONObject, first: Bool, alreadyWritten: (String) -> Bool) {
+    package mutating func writeMembers(of object: JSONObject, first: Bool, alreadyWritten: (String) -> Bool) {
         var first = first
         for (key, value) in object where !alreadyWritten(key) {
             writeKey(key, first: &first)

@@ -45,12 +45,12 @@ public struct JSONObject: Sendable {
     }
 
     /// Replaces the value of the member at `index`.
-    mutating func replaceValue(at index: Int, with value: JSONValue) {
+    package mutating func replaceValue(at index: Int, with value: JSONValue) {
         values[index] = value
     }
 
     /// Appends a member without looking for an existing one; the caller guarantees `key` is new.
-    mutating func appendUnchecked(_ key: String, _ value: JSONValue) {
+    package mutating func appendUnchecked(_ key: String, _ value: JSONValue) {
         keys.append(key)
         values.append(value)
     }

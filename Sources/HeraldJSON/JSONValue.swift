@@ -73,7 +73,7 @@ extension JSONValue {
     }
 
     /// A short name of the value's kind and, for scalars, the value itself; used in error messages.
-    var kindDescription: String {
+    package var kindDescription: String {
         switch self {
         case .null: return "null"
         case .bool(let value): return "boolean \(value)"

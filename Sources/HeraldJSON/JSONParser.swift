@@ -10,43 +10,57 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 }
 
+/// What a parse accepts beyond RFC 8259's grammar.
+public struct JSONParsingOptions: Sendable {
+    /// Deepest array/object nesting accepted, so hostile input cannot exhaust the stack.
+    public var maximumDepth: Int
+    /// Refuse an object that names a key twice, instead of keeping the last value. Security tokens (JWTs)
+    /// want this: two readers of one token must not see different claims.
+    public var rejectsDuplicateKeys: Bool
+
+    public init(maximumDepth: Int = JSONParser.maximumDepth, rejectsDuplicateKeys: Bool = false) {
+        self.maximumDepth = maximumDepth
+        self.rejectsDuplicateKeys = rejectsDuplicateKeys
+    }
+}
+
 extension JSONValue {
     /// Parses one JSON text (RFC 8259). Objects keep their member order; a repeated key keeps its
-    /// first position and its last value. Integers that fit `Int` stay integers.
-    ///
-    /// Nesting is limited to ``JSONParser/maximumDepth`` levels so hostile input cannot exhaust
-    /// the stack.
-    public init(parsing bytes: some Collection<UInt8>) throws(JSONParseError) {
+    /// first position and its last value (unless `options` refuse it). Integers that fit `Int` stay
+    /// integers. Nesting is limited (``JSONParser/maximumDepth`` levels by default).
+    public init(parsing bytes: some Collection<UInt8>, options: JSONParsingOptions = JSONParsingOptions()) throws(JSONParseError) {
         let result: Result<JSONValue, JSONParseError>? = bytes.withContiguousStorageIfAvailable { buffer in
-            var parser = JSONParser(buffer)
+            var parser = JSONParser(buffer, options: options)
             return Result { () throws(JSONParseError) in try parser.parseDocument() }
         }
         let parsed = result ?? Array(bytes).withUnsafeBufferPointer { buffer in
-            var parser = JSONParser(buffer)
+            var parser = JSONParser(buffer, options: options)
             return Result { () throws(JSONParseError) in try parser.parseDocument() }
         }
         self = try parsed.get()
     }
 
     /// Parses JSON text held in a string.
-    public init(parsing text: String) throws(JSONParseError) {
-        try self.init(parsing: Array(text.utf8))
+    public init(parsing text: String, options: JSONParsingOptions = JSONParsingOptions()) throws(JSONParseError) {
+        try self.init(parsing: Array(text.utf8), options: options)
     }
 }
 
 /// A strict recursive-descent JSON parser over a byte buffer.
-struct JSONParser {
-    /// Deepest array/object nesting accepted.
-    static let maximumDepth = 256
+public struct JSONParser {
+    /// Deepest array/object nesting accepted by default.
+    public static let maximumDepth = 256
     /// Objects with this many members get a hash index for duplicate-key detection.
     static let indexThreshold = 16
 
     private let input: UnsafeBufferPointer<UInt8>
+    private let options: JSONParsingOptions
     private var position = 0
     private var depth = 0
 
-    init(_ input: UnsafeBufferPointer<UInt8>) {
+    init(_ input: UnsafeBufferPointer<UInt8>, options: JSONParsingOptions) {
         self.input = input
+        self.options = options
     }
 
     mutating func parseDocument() throws(JSONParseError) -> JSONValue {
@@ -106,12 +120,14 @@ struct JSONParser {
             }
             if index != nil {
                 if let existing = index?[key] {
+                    if options.rejectsDuplicateKeys { throw fail("key \"\(key)\" appears twice in one object") }
                     object.replaceValue(at: existing, with: value)
                 } else {
                     index?[key] = object.count
                     object.appendUnchecked(key, value)
                 }
             } else if let existing = object.keys.firstIndex(of: key) {
+                if options.rejectsDuplicateKeys { throw fail("key \"\(key)\" appears twice in one object") }
                 object.replaceValue(at: existing, with: value)
             } else {
                 object.appendUnchecked(key, value)
@@ -159,8 +175,8 @@ struct JSONParser {
 
     private mutating func enterContainer() throws(JSONParseError) {
         depth += 1
-        if depth > Self.maximumDepth {
-            throw fail("nesting deeper than \(Self.maximumDepth) levels")
+        if depth > options.maximumDepth {
+            throw fail("nesting deeper than \(options.maximumDepth) levels")
         }
     }
 
