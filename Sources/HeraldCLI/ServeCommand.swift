@@ -47,7 +47,12 @@ enum ServeCommand: Command {
         }
         let log = Log(format: settings.logFormat)
         FileDescriptorLimit.raise()   // http.maxConnections is kept below what the process may open
+        // Claimed before the start, so a SIGHUP sent as soon as the server answers cannot end the process.
+        let hangups = SignalWatcher(SIGHUP)
         let server = try await ProviderServer.start(settings.provider, log: log.handler)
+        hangups.onSignal {
+            if let tls = server.tls { tls.reload(reason: "SIGHUP") } else { log.info("SIGHUP: no TLS certificate configured, nothing to reload") }
+        }
         await waitForTermination()
         log.info("shutting down: finishing in-flight deliveries")
         await server.stop()
