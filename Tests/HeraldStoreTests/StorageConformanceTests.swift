@@ -134,6 +134,18 @@ import Testing
         #expect(members.map(\.id) == ["s1"])
     }
 
+    @Test(arguments: StoreKind.available) func installationIDsInUseAreFoundInEveryApp(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
+        try await makeApp(store)
+        try await makeApp(store, id: "app2")
+        #expect(try await store.installationIDsInUse([]).isEmpty)
+        _ = try await store.importInstallations(appID: "app1", drafts: [InstallationDraft(installationID: "i-1", deviceToken: "aa")],
+                                                newIDs: ["5f1a2b3c4d5e6f7a8b9c0d1e"], now: t0)
+        _ = try await store.upsertInstallation(appID: "app2", draft: InstallationDraft(installationID: "i-2"), match: .installationIDOrToken,
+                                               newID: "o'brien", now: t0)
+        #expect(try await store.installationIDsInUse(["5f1a2b3c4d5e6f7a8b9c0d1e", "o'brien", "free", "i-1"]) == ["5f1a2b3c4d5e6f7a8b9c0d1e", "o'brien"])
+    }
+
     @Test(arguments: StoreKind.available) func compatIdentityIsFoundByPublicIDReplacedAndRefusedToASecondApp(_ kind: StoreKind) async throws {
         let store = try await kind.makeStore().store
         try await makeApp(store)
