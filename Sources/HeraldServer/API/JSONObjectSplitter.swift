@@ -105,17 +105,19 @@ public struct JSONObjectSplitter: Sendable {
     /// `{"results": [`); nil while more bytes are needed to tell.
     private static func form(of bytes: [UInt8], final: Bool) -> (Form, consumed: Int)? {
         let pattern: [[UInt8]] = [Array("{".utf8), Array("\"results\"".utf8), Array(":".utf8), Array("[".utf8)]
-        var i = 0
-        // A UTF-8 byte order mark, as some Windows tools write.
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
+        // A UTF-8 byte order mark, as some Windows tools write, is skipped in every form.
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        if !final && bytes.count < bom.count && bom.starts(with: bytes) { return nil }
+        let start = bytes.starts(with: bom) ? bom.count : 0
+        var i = start
         while i < bytes.count, isSpace(bytes[i]) { i += 1 }
-        guard i < bytes.count else { return final ? (.lines, 0) : nil }
+        guard i < bytes.count else { return final ? (.lines, start) : nil }
         if bytes[i] == UInt8(ascii: "[") { return (.array, i + 1) }
         for token in pattern {
             while i < bytes.count, isSpace(bytes[i]) { i += 1 }
             for expected in token {
-                guard i < bytes.count else { return final ? (.lines, 0) : nil }
-                guard bytes[i] == expected else { return (.lines, 0) }
+                guard i < bytes.count else { return final ? (.lines, start) : nil }
+                guard bytes[i] == expected else { return (.lines, start) }
                 i += 1
             }
         }
