@@ -54,6 +54,8 @@ enum LeanCloudExport {
         #expect(first.body["tags"] == ["news", "vip"])
         #expect(first.body["timeZone"] == "Asia/Shanghai" && first.body["badge"] == 3 && first.body["locale"] == "zh-Hans-CN")
         #expect(first.body["topic"] == "com.example.demo" && first.body["appVersion"] == "2.4.1" && first.body["active"] == true)
+        #expect(first.body["createdAt"] == "2024-03-01T08:00:00.000Z")
+        #expect(await t.call("GET", "/v1/installations/\(LeanCloudExport.ios2)", key: app.master).body["createdAt"] == "2025-01-15T12:00:00.000Z")
         let properties = try #require(first.body["properties"])
         #expect(properties["deviceProfile"] == "prod-cert" && properties["apnsTeamId"] == "TEAM123456")
         #expect(properties["level"] == 7 && properties["vip"] == true && properties["lastLogin"] == "2026-05-30T21:15:00.000Z")

@@ -55,7 +55,7 @@ extension TransferAPI {
             throw ServiceError.missing("deviceToken", "The row has neither deviceToken nor installationId: there is nothing to push to.")
         }
         let updatedAt = try leanCloudDate(object["updatedAt"], field: "updatedAt")
-        _ = try leanCloudDate(object["createdAt"], field: "createdAt")
+        draft.createdAt = try leanCloudDate(object["createdAt"], field: "createdAt")
         switch object["valid"] {
         case nil, .null?, .bool(true)?: break
         case .bool(false)?: draft.inactive = .init(reason: leanCloudInvalidReason, at: updatedAt)
