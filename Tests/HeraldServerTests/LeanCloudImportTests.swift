@@ -161,6 +161,15 @@ enum LeanCloudExport {
         #expect(lines.map(\.line) == [1, 3] && lines.map(\.index) == [1, 2])
     }
 
+    /// Pages of LeanCloud's Scan API saved one after another, then an array and a JSON line.
+    @Test(arguments: [1, 4, 4096])
+    func documentsOneAfterAnotherAreAllRead(pieceSize: Int) {
+        let text = "{\"results\":[{\"a\":1}],\"cursor\":\"x]}\"}\n{\"results\":[{\"b\":2},{\"c\":3}],\"cursor\":null}\n[{\"d\":4}]\n{\"e\":5}\n"
+        let records = split(text, pieceSize: pieceSize)
+        #expect(records.map { String(decoding: $0.bytes, as: UTF8.self) } == [#"{"a":1}"#, #"{"b":2}"#, #"{"c":3}"#, #"{"d":4}"#, #"{"e":5}"#])
+        #expect(records.map(\.line) == [1, 2, 2, 3, 4] && records.map(\.index) == [1, 2, 3, 4, 5])
+    }
+
     @Test func elementsThatAreNotObjectsAndACutOffFileAreReported() {
         let records = split("{\"results\":[{\"a\":1}, 42, \"text\", [1,2], {\"b\":\n", pieceSize: 5)
         #expect(records.map(\.index) == [1, 2, 3, 4, 5])

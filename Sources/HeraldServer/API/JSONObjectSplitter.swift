@@ -1,7 +1,8 @@
 /// Cuts a byte stream into JSON objects, for imports of files other systems export, whichever of the usual
 /// forms the file takes: JSON lines (one object per line), a JSON array of objects, or a query answer
-/// `{"results": [ ... ]}` (LeanCloud's REST shape; the other keys of that object are ignored). The form
-/// is told from the first bytes. Holds only the object being cut, and refuses one longer than
+/// `{"results": [ ... ]}` (LeanCloud's REST shape; the other keys of that object are ignored), and several
+/// such documents one after another (pages of LeanCloud's Scan API saved in one file). The form is told
+/// from each document's first bytes. Holds only the object being cut, and refuses one longer than
 /// `maxRecordBytes` rather than growing without bound; pieces may cut the stream anywhere.
 public struct JSONObjectSplitter: Sendable {
     public struct Record: Sendable {
@@ -36,8 +37,10 @@ public struct JSONObjectSplitter: Sendable {
     private var currentLine = 1
     private var truncated = false
     private var strayLine: Int?
-    /// The array of records has closed; what follows is ignored.
+    /// The array of records has closed; the rest of its document is skipped.
     private var closed = false
+    /// Lines before the JSON lines started (after an earlier document).
+    private var lineOffset = 0
 
     public init(maxRecordBytes: Int = 1 << 20) {
         self.maxRecordBytes = maxRecordBytes
@@ -46,21 +49,30 @@ public struct JSONObjectSplitter: Sendable {
 
     /// The records the piece completes, in order.
     public mutating func push(_ piece: [UInt8]) -> [Record] {
-        switch form {
-        case .lines: return lineRecords(lines.push(piece))
-        case .array, .results: return scan(piece)
-        case .undecided:
-            opening += piece
-            guard let decided = Self.form(of: opening, final: false) else { return [] }
-            return start(decided)
+        var out: [Record] = []
+        var rest = piece[...]
+        while !rest.isEmpty {
+            switch form {
+            case .lines:
+                out += lineRecords(lines.push(Array(rest)))
+                rest = []
+            case .array, .results:
+                rest = scan(rest, into: &out)
+            case .undecided:
+                opening += rest
+                rest = []
+                if let decided = Self.form(of: opening, final: false) { rest = start(decided) }
+            }
         }
+        return out
     }
 
     /// What the end of the stream completes: a last line without a line feed, or an object left open.
     public mutating func finish() -> [Record] {
         var out: [Record] = []
-        if form == .undecided {
-            out = start(Self.form(of: opening, final: true) ?? (.lines, 0))
+        // Whatever is left undecided is told now (a last short document, or only whitespace).
+        while form == .undecided {
+            out += push(Array(start(Self.form(of: opening, final: true) ?? (.lines, 0))))
         }
         switch form {
         case .lines:
@@ -79,17 +91,30 @@ public struct JSONObjectSplitter: Sendable {
         return out
     }
 
-    private mutating func start(_ decided: (Form, consumed: Int)) -> [Record] {
+    /// Takes the form the opening bytes showed; returns the bytes after the part that showed it.
+    private mutating func start(_ decided: (Form, consumed: Int)) -> ArraySlice<UInt8> {
         form = decided.0
-        let rest = Array(opening[decided.consumed...])
+        let rest = opening[decided.consumed...]
         line += opening[..<decided.consumed].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
         opening = []
         switch form {
-        case .lines: return lineRecords(lines.push(rest))
-        case .array: depth = 1; recordDepth = 1; return scan(rest)
-        case .results: depth = 2; recordDepth = 2; return scan(rest)
-        case .undecided: return []
+        case .lines: lineOffset = line - 1
+        case .array: depth = 1; recordDepth = 1
+        case .results: depth = 2; recordDepth = 2
+        case .undecided: break
         }
+        return rest
+    }
+
+    /// A document of the array forms has ended: another may follow (LeanCloud's Scan API answers one page of
+    /// `{"results": [...], "cursor": ...}` at a time, and a saved export is often those pages one after another).
+    private mutating func startAgain() {
+        form = .undecided
+        depth = 0
+        inString = false
+        escaped = false
+        closed = false
+        strayLine = nil
     }
 
     private mutating func lineRecords(_ records: [RecordSplitter.Record]) -> [Record] {
@@ -97,7 +122,7 @@ public struct JSONObjectSplitter: Sendable {
             // Blank lines are not records.
             if !r.truncated && r.bytes.allSatisfy(Self.isSpace) { return nil }
             count += 1
-            return Record(line: r.line, index: count, bytes: r.bytes, truncated: r.truncated, problem: nil)
+            return Record(line: r.line + lineOffset, index: count, bytes: r.bytes, truncated: r.truncated, problem: nil)
         }
     }
 
@@ -126,15 +151,27 @@ public struct JSONObjectSplitter: Sendable {
 
     private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
 
-    private mutating func scan(_ piece: [UInt8]) -> [Record] {
-        var out: [Record] = []
-        for byte in piece {
+    /// Scans until the piece ends (returns nothing) or its document ends (returns the bytes after it).
+    private mutating func scan(_ piece: ArraySlice<UInt8>, into out: inout [Record]) -> ArraySlice<UInt8> {
+        for i in piece.indices {
+            let byte = piece[i]
             if byte == 0x0A { line += 1 }
-            if closed { continue }
             let recording = current != nil
             if recording { append(byte) }
             if inString {
                 if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            if closed {
+                // The rest of `{"results": [...], ...}`: only its end matters.
+                switch byte {
+                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { startAgain(); return piece[(i + 1)...] }
+                default: break
+                }
                 continue
             }
             let atRecordLevel = depth == recordDepth && !recording && strayLine == nil
@@ -159,6 +196,7 @@ public struct JSONObjectSplitter: Sendable {
                 } else if depth < recordDepth {
                     if let stray = strayLine { out.append(strayRecord(stray)) }
                     closed = true
+                    if depth == 0 { startAgain(); return piece[(i + 1)...] }
                 }
             case UInt8(ascii: ","):
                 if depth == recordDepth, let stray = strayLine { out.append(strayRecord(stray)) }
@@ -166,7 +204,7 @@ public struct JSONObjectSplitter: Sendable {
                 if atRecordLevel && !Self.isSpace(byte) { strayLine = line }
             }
         }
-        return out
+        return []
     }
 
     private mutating func strayRecord(_ line: Int) -> Record {
