@@ -177,6 +177,46 @@ enum LeanCloudExport {
         #expect(records.last?.problem?.contains("ends inside") == true && records.last?.line == 1)
     }
 
+    /// Hostile bytes: nothing held past the limits, whatever the input and however it is cut.
+    @Test(arguments: 0..<40)
+    func randomBytesNeverGrowARecordPastTheLimit(seed: Int) {
+        var generator = SplitMix(seed: UInt64(seed))
+        let alphabet = Array("{}[]\",:\\ \n\"resultsab1".utf8) + [0xEF, 0xBB, 0xBF, 0x00, 0xFF]
+        let text = (0..<4000).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }
+        var splitter = JSONObjectSplitter(maxRecordBytes: 64)
+        var records: [JSONObjectSplitter.Record] = []
+        var start = 0
+        while start < text.count {
+            let end = min(text.count, start + 1 + Int(generator.next() % 97))
+            records += splitter.push(Array(text[start..<end]))
+            start = end
+        }
+        records += splitter.finish()
+        #expect(records.allSatisfy { $0.bytes.count <= 64 })
+        #expect(records.map(\.index) == Array(records.indices.map { $0 + 1 }))
+    }
+
+    /// 400 KiB of spaces before anything: past 64 KiB they are taken as the start of a JSON line, which has
+    /// its own limit (so that line is reported as too long), instead of being held to tell the form.
+    @Test func whitespaceBeforeAnyFormIsNotHeld() {
+        var splitter = JSONObjectSplitter(maxRecordBytes: 64)
+        for _ in 0..<100 { #expect(splitter.push(Array(repeating: 0x20, count: 4096)).isEmpty) }
+        let records = splitter.push(Array("{\"a\":1}\n{\"b\":2}\n".utf8))
+        #expect(records.map(\.truncated) == [true, false])
+    }
+
+    struct SplitMix {
+        var state: UInt64
+        init(seed: UInt64) { state = seed &+ 0x9E3779B97F4A7C15 }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E3779B97F4A7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
+            z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+            return z ^ (z >> 31)
+        }
+    }
+
     @Test func anObjectOverTheLimitIsCutAndFlagged() {
         let records = split("[{\"a\":\"" + String(repeating: "x", count: 100) + "\"}, {\"b\":1}]", pieceSize: 16, max: 32)
         #expect(records.map(\.truncated) == [true, false])

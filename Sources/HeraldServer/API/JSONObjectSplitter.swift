@@ -21,6 +21,8 @@ public struct JSONObjectSplitter: Sendable {
     private enum Form { case undecided, lines, array, results }
 
     public let maxRecordBytes: Int
+    /// The most bytes held while the form is not yet told.
+    static let maxOpeningBytes = 64 << 10
     private var form = Form.undecided
     /// The first bytes, held until they tell the form.
     private var opening: [UInt8] = []
@@ -61,7 +63,9 @@ public struct JSONObjectSplitter: Sendable {
             case .undecided:
                 opening += rest
                 rest = []
-                if let decided = Self.form(of: opening, final: false) { rest = start(decided) }
+                // Only whitespace can keep the form untold; past a bound, the bytes are taken as JSON lines
+                // (whose records have their own bound) rather than held.
+                if let decided = Self.form(of: opening, final: opening.count > Self.maxOpeningBytes) { rest = start(decided) }
             }
         }
         return out
