@@ -106,8 +106,10 @@ struct TLSTestFiles {
 }
 
 /// `herald serve` with `http.tlsCertificate` / `http.tlsKey`: real TLS clients (HeraldHTTP's, curl, Python's
-/// ssl) get answers over https, and the certificate is replaced while the server runs.
-@Suite struct TLSListenerTests {
+/// ssl) get answers over https, and the certificate is replaced while the server runs. Serialized: each test
+/// runs a server and child processes, and the test process must stay under 1024 descriptors, past which
+/// Foundation's Process.run crashes (see FileDescriptorLimit).
+@Suite(.serialized) struct TLSListenerTests {
     final class Lines: @unchecked Sendable {
         private let lock = NSLock()
         private var lines: [(LogLevel, String)] = []
