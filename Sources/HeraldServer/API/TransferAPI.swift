@@ -72,8 +72,10 @@ struct TransferAPI {
             if record.truncated {
                 return reject(record.line, "the object is longer than \(Self.maxLineBytes) bytes; one installation is far smaller", record: record.index)
             }
+            let value: JSON
+            do { value = try JSON(parsing: record.bytes) } catch { return reject(record.line, "invalid JSON: \(error)", record: record.index) }
+            guard let object = value.objectValue else { return reject(record.line, "the row is not a JSON object", record: record.index) }
             do {
-                guard let object = try JSON(parsing: record.bytes).objectValue else { throw ServiceError.invalid("", "The row is not a JSON object.") }
                 switch try Self.leanCloudRow(object) {
                 case .skipped: skipped += 1
                 case let .installation(objectID, draft):
@@ -83,7 +85,7 @@ struct TransferAPI {
             } catch let e as ServiceError {
                 reject(record.line, e.message, field: Self.leanCloudColumn(e.field), record: record.index)
             } catch {
-                reject(record.line, "invalid JSON: \(error)", record: record.index)
+                reject(record.line, "\(error)", record: record.index)
             }
         }
 
@@ -94,7 +96,7 @@ struct TransferAPI {
                 return reject(record.line, "the line is longer than \(Self.maxLineBytes) bytes; one installation is far smaller")
             }
             switch format {
-            case .jsonl, .leancloud:
+            case .jsonl, .leancloud:   // leancloud rows go to takeLeanCloud
                 let value: JSON
                 do { value = try JSON(parsing: record.bytes) } catch { return reject(record.line, "invalid JSON: \(error)") }
                 guard let object = value.objectValue else { return reject(record.line, "line is not a JSON object") }
