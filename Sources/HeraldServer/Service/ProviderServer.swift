@@ -16,7 +16,7 @@ public final class ProviderServer: Sendable {
         /// `http.tlsCertificate` / `http.tlsKey`: when set, the listener speaks HTTPS (HTTP/1.1 over TLS) only.
         public var tls: TLSCertificateReloader.Files?
         /// `http.tlsReloadInterval`: how often the certificate and key files are checked for a change (nil:
-        /// only on `reloadTLS`, which `herald serve` calls on SIGHUP).
+        /// only on `tls.reload(reason:)`, which `herald serve` calls on SIGHUP).
         public var tlsReloadInterval: Duration? = .seconds(10)
         /// Where the simulator keeps its state when it runs (`<data>/simulator`).
         public var dataDirectory = "herald-data"
