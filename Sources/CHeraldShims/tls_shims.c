@@ -6,19 +6,24 @@ int herald_tls_ctx_set_min_tls12(SSL_CTX *ctx) { return (int)SSL_CTX_set_min_pro
 
 int herald_tls_set_sni(SSL *ssl, const char *host) { return (int)SSL_set_tlsext_host_name(ssl, host); }
 
-static int select_h2(SSL *ssl, const unsigned char **out, unsigned char *outlen,
-                     const unsigned char *in, unsigned int inlen, void *arg) {
-    (void)ssl; (void)arg;
-    static const unsigned char h2[] = {2, 'h', '2'};
+/* `arg` is one byte giving the length of the list that follows: the server's protocols in ALPN wire form
+   (each length-prefixed), in its order of preference. The TLSContext that installs the callback owns those
+   bytes for as long as the context lives. */
+static int select_alpn(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+                       const unsigned char *in, unsigned int inlen, void *arg) {
+    (void)ssl;
+    const unsigned char *server = arg;
     unsigned char *selected = NULL;
-    if (SSL_select_next_proto(&selected, outlen, h2, sizeof h2, in, inlen) == OPENSSL_NPN_NEGOTIATED) {
+    if (SSL_select_next_proto(&selected, outlen, server + 1, server[0], in, inlen) == OPENSSL_NPN_NEGOTIATED) {
         *out = selected;
         return SSL_TLSEXT_ERR_OK;
     }
     return SSL_TLSEXT_ERR_NOACK;
 }
 
-void herald_tls_ctx_enable_alpn_h2_server(SSL_CTX *ctx) { SSL_CTX_set_alpn_select_cb(ctx, select_h2, NULL); }
+void herald_tls_ctx_set_alpn_server(SSL_CTX *ctx, const unsigned char *protocols) {
+    SSL_CTX_set_alpn_select_cb(ctx, select_alpn, (void *)protocols);
+}
 
 static int accept_any(int preverify, X509_STORE_CTX *store) { (void)preverify; (void)store; return 1; }
 

@@ -8,6 +8,23 @@ extension ServeSettings {
         ConfigurationKey("http.host", "where the REST API listens: address", default: "127.0.0.1",
                          parse: { s, value in s.host = value }, show: { $0.host }),
         port("http.port", \.port, "where the REST API listens: port", default: "8080"),
+        path("http.tlsCertificate", \.tlsCertificate,
+             "PEM certificate chain (the server's certificate, then intermediates); with http.tlsKey the listener speaks HTTPS only",
+             default: "not set: plain HTTP"),
+        path("http.tlsKey", \.tlsKey, "PEM private key (RSA or EC, unencrypted) of http.tlsCertificate", default: "not set"),
+        ConfigurationKey("http.tlsReloadInterval", "seconds between checks of the certificate and key files for a change (0: only on SIGHUP)",
+                         default: "10",
+                         parse: { s, value in
+                             guard let n = Double(value), n >= 0, n <= 86_400 else {
+                                 throw UsageError("http.tlsReloadInterval must be a number of seconds in 0...86400, got \"\(value)\"")
+                             }
+                             s.tlsReloadInterval = n == 0 ? nil : .milliseconds(Int64(n * 1000))
+                         },
+                         show: { s in
+                             guard let d = s.tlsReloadInterval else { return "0 (only on SIGHUP)" }
+                             let seconds = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+                             return seconds.rounded() == seconds ? String(Int(seconds)) : String(seconds)
+                         }),
         ConfigurationKey("data.dir", "store (unless store.path), secret key file, the simulator's state", default: "herald-data",
                          parse: { s, value in s.dataDirectory = value }, show: { $0.dataDirectory }),
         ConfigurationKey("log.format", "text or json", default: "text on a terminal, JSON lines otherwise",
@@ -41,6 +58,12 @@ extension ServeSettings {
             guard let n = Int(value), (0...65535).contains(n) else { throw UsageError("\(key) must be a number in 0...65535, got \"\(value)\"") }
             s[keyPath: path] = n
         }, show: { s in s[keyPath: path] == 0 ? "0 (a free port)" : String(s[keyPath: path]) })
+    }
+
+    private static func path(_ key: String, _ path: WritableKeyPath<ServeSettings, String?> & Sendable, _ help: String,
+                             default defaultText: String) -> Key {
+        Key(key, help, default: defaultText, parse: { s, value in s[keyPath: path] = value.isEmpty ? nil : value },
+            show: { $0[keyPath: path] ?? "(not set)" })
     }
 
     private static func bool(_ key: String, _ path: WritableKeyPath<ServeSettings, Bool> & Sendable, _ help: String,

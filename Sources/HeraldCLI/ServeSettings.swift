@@ -7,6 +7,9 @@ import HeraldProvider
 struct ServeSettings {
     var host = "127.0.0.1"
     var port = 8080
+    var tlsCertificate: String?
+    var tlsKey: String?
+    var tlsReloadInterval: Duration? = .seconds(10)
     var dataDirectory = "herald-data"
     var logFormat: Log.Format?
     var simulatorEnabled = true
@@ -21,6 +24,8 @@ struct ServeSettings {
         var s = ProviderServer.Settings()
         s.host = host
         s.port = port
+        if let tlsCertificate, let tlsKey { s.tls = .init(certificate: tlsCertificate, key: tlsKey) }
+        s.tlsReloadInterval = tlsReloadInterval
         s.dataDirectory = dataDirectory
         s.simulatorEnabled = simulatorEnabled
         s.simulatorPort = simulatorPort
@@ -47,6 +52,9 @@ struct ServeSettings {
             } catch let e as HeraldConfiguration.Invalid {
                 throw UsageError(e.description)
             }
+        }
+        if (tlsCertificate == nil) != (tlsKey == nil) {
+            throw UsageError("configuration http.tlsCertificate and http.tlsKey go together: give both (the certificate chain and its key) for HTTPS, or neither for plain HTTP")
         }
         // The service's own default is relative to the working directory; under `serve` the store follows data.dir.
         if values["store.path"] == nil {

@@ -243,25 +243,31 @@ enum InstallationsGetCommand: Command {
 
 enum InstallationsImportCommand: Command {
     static let name = "installations import"
-    static let abstract = "Import installations from JSON lines or CSV (moving a registry in), with progress."
-    static let usage = "FILE [--format jsonl|csv] [--chunk N]"
+    static let abstract = "Import installations from JSON lines, CSV or a LeanCloud export (moving a registry in), with progress."
+    static let usage = "FILE [--format jsonl|csv|leancloud] [--chunk N]"
     static let discussion = """
     The file goes up in chunks (10,000 lines by default), so a large registry shows its progress and a
     failure loses nothing already imported: running the same import again updates what is there (rows
     match by installationId, then deviceToken). Rejected lines are listed with their line numbers.
+
+    --format leancloud reads LeanCloud's data export of _Installation (one JSON object per line, or
+    {"results": [...]}), streamed: iOS rows keep their objectId as their Herald id, so apps are recognised
+    when they next register through the LeanCloud routes; rows of other device types are counted as skipped.
     """
     static let options = ServerAccess.options + [
-        .value("format", "jsonl|csv", "File format (default: from the file name)."),
-        .value("chunk", "n", "Lines per request (default 10000)."),
+        .value("format", "jsonl|csv|leancloud", "File format (default: from the file name: .csv, else jsonl)."),
+        .value("chunk", "n", "Lines (leancloud: rows) per request (default 10000)."),
     ]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
-        guard let path = args.positionals.first, let data = FileManager.default.contents(atPath: path) else {
+        guard let path = args.positionals.first, FileManager.default.isReadableFile(atPath: path) else {
             throw UsageError("give a readable file: herald installations import FILE")
         }
         let format = args.value("format") ?? (path.hasSuffix(".csv") ? "csv" : "jsonl")
-        guard ["csv", "jsonl"].contains(format) else { throw UsageError("--format must be jsonl or csv") }
+        guard ["csv", "jsonl", "leancloud"].contains(format) else { throw UsageError("--format must be jsonl, csv or leancloud") }
         let chunkLines = max(1, try args.int("chunk") ?? 10_000)
+        if format == "leancloud" { return try await importLeanCloud(path: path, args, chunkRows: chunkLines) }
+        guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("give a readable file: herald installations import FILE") }
         var lines = [UInt8](data).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         if lines.last?.isEmpty == true { lines.removeLast() }
         // CSV: every chunk carries the header, and line numbers count it once.

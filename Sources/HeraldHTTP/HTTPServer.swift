@@ -47,6 +47,9 @@ public final class HTTPServer: Sendable {
     public var refusedConnections: Int { server.refusedConnections }
 
     public var port: Int { server.port }
+    /// New connections get this TLS configuration (a renewed certificate); open ones keep theirs. Throws,
+    /// keeping the current one, if OpenSSL refuses it or the server was started without TLS.
+    public func replaceTLS(_ configuration: TLSServerConfiguration) throws { try server.replaceTLS(configuration) }
     public func start() async throws { try await server.start() }
     /// Stops accepting and closes the open connections.
     public func stop() async { await server.stop() }

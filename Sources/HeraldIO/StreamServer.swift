@@ -4,7 +4,9 @@ import Synchronization
 /// Accepts TCP connections (optionally TLS) and gives each to a delegate made for it. The HTTP/1.1,
 /// HTTP/2 and raw binary servers are all built on it.
 public final class StreamServer: @unchecked Sendable {
-    public let tls: TLSContext?
+    /// The context new connections get; `replaceTLS` swaps it while the server runs.
+    public var tls: TLSContext? { tlsContext.withLock { $0 } }
+    private let tlsContext: Mutex<TLSContext?>
     private let group: EventLoopGroup
     private let host: String
     private let requestedPort: Int
@@ -24,7 +26,7 @@ public final class StreamServer: @unchecked Sendable {
         self.maxConnections = maxConnections
         self.handshakeTimeout = handshakeTimeout
         self.group = group
-        self.tls = try tls.map { try TLSContext(server: $0) }
+        self.tlsContext = Mutex(try tls.map { try TLSContext(server: $0) })
         self.makeDelegate = makeDelegate
     }
 
@@ -44,7 +46,7 @@ public final class StreamServer: @unchecked Sendable {
                 let delegate = makeDelegate(address.description, loop)
                 do {
                     let tracking = Tracking(inner: delegate, server: self)
-                    let conn = try StreamConnection.accepted(fd: fd, remote: address.description, tls: tls, loop: loop, delegate: tracking,
+                    let conn = try StreamConnection.accepted(fd: fd, remote: address.description, tls: self.tls, loop: loop, delegate: tracking,
                                                              handshakeTimeout: handshakeTimeout)
                     // A TLS handshake can fail inside `accepted`, before the connection is listed.
                     if tracking.closed { admitted.subtract(1, ordering: .relaxed) } else { live.withLock { $0[ObjectIdentifier(conn)] = conn } }
@@ -54,6 +56,15 @@ public final class StreamServer: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Gives connections accepted from now on a new certificate (or other TLS settings); open connections
+    /// keep the one they were made with. The new context is built first, so a configuration OpenSSL refuses
+    /// throws and leaves the current one in place. A server started without TLS cannot take one on.
+    public func replaceTLS(_ configuration: TLSServerConfiguration) throws {
+        guard tls != nil else { throw IOError.tls("this listener was started without TLS; it cannot take a certificate while running") }
+        let context = try TLSContext(server: configuration)
+        tlsContext.withLock { $0 = context }
     }
 
     /// Connections closed on arrival because `maxConnections` were open.

@@ -30,16 +30,18 @@ public struct TLSServerConfiguration: Sendable {
     public var identity: CertificateIdentity
     /// Ask for a client certificate without requiring one; the application judges it.
     public var requestClientCertificate: Bool
-    /// Offer `h2` through ALPN (clients with prior knowledge and no ALPN are accepted too).
-    public var alpnH2: Bool
+    /// Protocols offered through ALPN, preferred first: `h2` for the HTTP/2 servers, `http/1.1` for the
+    /// HTTP/1.1 one. A client that offers none of them, or no ALPN, is accepted without a choice (HTTP/2
+    /// clients with prior knowledge). Empty: no ALPN. At most 255 bytes in wire form.
+    public var alpn: [String]
     /// Asked at each handshake how long to hold it back (fault injection: a slow TLS handshake).
     public var handshakeDelay: (@Sendable () -> Duration)?
 
-    public init(identity: CertificateIdentity, requestClientCertificate: Bool = false, alpnH2: Bool = true,
+    public init(identity: CertificateIdentity, requestClientCertificate: Bool = false, alpn: [String] = ["h2"],
                 handshakeDelay: (@Sendable () -> Duration)? = nil) {
         self.identity = identity
         self.requestClientCertificate = requestClientCertificate
-        self.alpnH2 = alpnH2
+        self.alpn = alpn
         self.handshakeDelay = handshakeDelay
     }
 }

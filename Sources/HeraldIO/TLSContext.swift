@@ -9,6 +9,8 @@ public final class TLSContext: @unchecked Sendable {
     let ctx: OpaquePointer
     let isServer: Bool
     let handshakeDelay: (@Sendable () -> Duration)?
+    /// The server's ALPN list for the selection callback (length byte, then wire form); freed in `deinit`.
+    private var serverALPN: UnsafeMutablePointer<UInt8>?
 
     public convenience init(client config: TLSClientConfiguration) throws {
         try self.init(isServer: false, identity: config.identity, handshakeDelay: nil)
@@ -24,15 +26,22 @@ public final class TLSContext: @unchecked Sendable {
         }
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
         if !config.alpn.isEmpty {
-            var wire: [UInt8] = []
-            for p in config.alpn { wire.append(UInt8(p.utf8.count)); wire += p.utf8 }
+            let wire = Self.alpnWire(config.alpn)
             guard SSL_CTX_set_alpn_protos(ctx, wire, UInt32(wire.count)) == 0 else { throw TLSContext.lastError("setting ALPN") }
         }
     }
 
     public convenience init(server config: TLSServerConfiguration) throws {
         try self.init(isServer: true, identity: config.identity, handshakeDelay: config.handshakeDelay)
-        if config.alpnH2 { herald_tls_ctx_enable_alpn_h2_server(ctx) }
+        if !config.alpn.isEmpty {
+            let wire = Self.alpnWire(config.alpn)
+            guard wire.count <= 255 else { throw IOError.tls("the ALPN protocol list is longer than 255 bytes") }
+            let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: wire.count + 1)
+            buffer[0] = UInt8(wire.count)
+            for (i, byte) in wire.enumerated() { buffer[i + 1] = byte }
+            serverALPN = buffer
+            herald_tls_ctx_set_alpn_server(ctx, buffer)
+        }
         if config.requestClientCertificate { herald_tls_ctx_request_client_cert(ctx) }
         // Resumption would skip the client certificate on reconnects; the simulator needs it every time.
         _ = SSL_CTX_ctrl(ctx, SSL_CTRL_SET_SESS_CACHE_MODE, Int(SSL_SESS_CACHE_OFF), nil)
@@ -51,7 +60,17 @@ public final class TLSContext: @unchecked Sendable {
         if let identity { try use(identity) }
     }
 
-    deinit { SSL_CTX_free(ctx) }
+    deinit {
+        SSL_CTX_free(ctx)
+        serverALPN?.deallocate()
+    }
+
+    /// ALPN's wire form: each protocol name preceded by its length.
+    private static func alpnWire(_ protocols: [String]) -> [UInt8] {
+        var wire: [UInt8] = []
+        for p in protocols { wire.append(UInt8(p.utf8.count)); wire += p.utf8 }
+        return wire
+    }
 
     private func use(_ identity: CertificateIdentity) throws {
         guard SSL_CTX_use_certificate(ctx, identity.certificate.x509) == 1 else { throw TLSContext.lastError("using the certificate") }

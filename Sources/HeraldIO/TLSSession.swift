@@ -7,10 +7,14 @@ final class TLSSession {
     enum Step { case done(Int), wantRead, wantWrite, closed, failed(String) }
 
     private let ssl: OpaquePointer
+    /// Kept alive with the session: the context's ALPN callback reads bytes the context owns, and a server
+    /// whose certificate is replaced lets go of its old context while sessions made from it are open.
+    private let context: TLSContext
 
     init(context: TLSContext, fd: Int32, serverName: String?) throws {
         guard let ssl = SSL_new(context.ctx) else { throw TLSContext.lastError("creating a TLS session") }
         self.ssl = ssl
+        self.context = context
         SSL_set_fd(ssl, fd)
         if context.isServer {
             SSL_set_accept_state(ssl)

@@ -91,7 +91,8 @@ extension PostgresStore {
                 if let iid = draft.installationID { seenIDs.insert(iid) }
                 if let token = draft.deviceToken { seenTokens.insert(token) }
                 if iidFree && tokenFree {
-                    var r = Self.newRecord(appID: appID, installationID: draft.installationID ?? newID, newID: newID, now: now)
+                    var r = Self.newRecord(appID: appID, installationID: draft.installationID ?? newID, newID: newID, now: now,
+                                           createdAt: draft.createdAt)
                     Self.apply(draft, to: &r, now: now)
                     fresh.append(r)
                     freshTags.append(draft.tags)
@@ -106,12 +107,12 @@ extension PostgresStore {
         }
     }
 
-    static func newRecord(appID: String, installationID: String, newID: String, now: Date) -> InstallationRecord {
+    static func newRecord(appID: String, installationID: String, newID: String, now: Date, createdAt: Date? = nil) -> InstallationRecord {
         InstallationRecord(
             seq: 0, id: newID, appID: appID, installationID: installationID, deviceToken: nil,
             environment: "production", topic: nil, tags: [], alias: nil, userID: nil, locale: nil, timeZone: nil, badge: 0,
             appVersion: nil, osVersion: nil, deviceModel: nil, properties: "{}", active: true, inactiveReason: nil,
-            inactiveAt: nil, createdAt: now, updatedAt: now, lastSeenAt: now, tokenUpdatedAt: now)
+            inactiveAt: nil, createdAt: createdAt ?? now, updatedAt: now, lastSeenAt: now, tokenUpdatedAt: now)
     }
 
     /// The draft's fields over the record's (all but the installation id, which needs a conflict check).
@@ -202,7 +203,8 @@ extension PostgresStore {
                 if existing == nil { tokenMayBeElsewhere = false }
             }
         }
-        var r = existing ?? newRecord(appID: appID, installationID: draft.installationID ?? newID, newID: newID, now: now)
+        var r = existing ?? newRecord(appID: appID, installationID: draft.installationID ?? newID, newID: newID, now: now,
+                                      createdAt: draft.createdAt)
         if let iid = draft.installationID, iid != r.installationID {
             if try db.first("SELECT 1 FROM installations WHERE app_id = $1 AND installation_id = $2", [.text(appID), .text(iid)], { $0.int(0) }) != nil {
                 throw StoreError.conflict("installationId \(iid) already belongs to another installation")

@@ -13,6 +13,11 @@ public final class ProviderServer: Sendable {
     public struct Settings: Sendable {
         public var host = "127.0.0.1"
         public var port = 8080
+        /// `http.tlsCertificate` / `http.tlsKey`: when set, the listener speaks HTTPS (HTTP/1.1 over TLS) only.
+        public var tls: TLSCertificateReloader.Files?
+        /// `http.tlsReloadInterval`: how often the certificate and key files are checked for a change (nil:
+        /// only on `tls.reload(reason:)`, which `herald serve` calls on SIGHUP).
+        public var tlsReloadInterval: Duration? = .seconds(10)
         /// Where the simulator keeps its state when it runs (`<data>/simulator`).
         public var dataDirectory = "herald-data"
         public var simulatorEnabled = true
@@ -45,14 +50,17 @@ public final class ProviderServer: Sendable {
     public let simulator: Simulator?
     public let simulatorPorts: SimulatorPorts?
     public let bootstrap: Bootstrap
+    /// The listener's certificate files, watched for changes; nil without TLS.
+    public let tls: TLSCertificateReloader?
     private let http: HTTPServer
     private let transport: APNSClientTransport
 
     public var port: Int { http.port }
 
     private init(service: HeraldService, simulator: Simulator?, simulatorPorts: SimulatorPorts?, bootstrap: Bootstrap,
-                 http: HTTPServer, transport: APNSClientTransport) {
+                 tls: TLSCertificateReloader?, http: HTTPServer, transport: APNSClientTransport) {
         self.service = service
+        self.tls = tls
         self.simulator = simulator
         self.simulatorPorts = simulatorPorts
         self.bootstrap = bootstrap
@@ -63,6 +71,8 @@ public final class ProviderServer: Sendable {
     /// Starts everything, logs where it listens and, on first start, the keys (once). `log` also gets what
     /// the service reports while it runs: failed requests (5xx) with their cause, paused apps, failed rounds.
     public static func start(_ settings: Settings, log: @escaping LogHandler = { print("\($0.rawValue): \($1)") }) async throws -> ProviderServer {
+        // Checked first: a certificate that cannot serve stops the start before anything else runs.
+        let tls = try settings.tls.map { try TLSCertificateReloader(files: $0, log: log) }
         var simulator: Simulator?
         var ports: SimulatorPorts?
         var route: APNSClientTransport.SimulatorRoute?
@@ -111,14 +121,15 @@ public final class ProviderServer: Sendable {
             log(.warning, "http.maxConnections lowered to \(limits.maxConnections): the process may open \(descriptors) files (ulimit -n)")
         }
         let http = try HTTPServer(configuration: .init(host: settings.host, port: settings.port, maxBodyBytes: settings.service.maxBodyBytes,
-                                                       limits: limits),
+                                                       limits: limits, tls: tls?.configuration),
                                   bodyPolicy: service.bodyPolicy, handler: service.handler)
         try await http.start()
+        tls?.watch(every: settings.tlsReloadInterval) { [http] in try http.replaceTLS($0) }
         if settings.apns.sandbox != .sandbox || settings.apns.production != .production {
             log(.info, "APNs endpoints: sandbox \(settings.apns.sandbox), production \(settings.apns.production)" + (settings.apns.caFile.map { ", CA \($0)" } ?? ""))
         }
         let server = ProviderServer(service: service, simulator: simulator, simulatorPorts: ports, bootstrap: bootstrap,
-                                    http: http, transport: transport)
+                                    tls: tls, http: http, transport: transport)
         // A simulated device that opens a Herald push counts as an open, as the SDK's report would.
         simulator?.addOpenObserver { report in
             Task { try? await service.recordDeviceOpen(customPayload: report.customPayload, deviceToken: report.deviceToken) }
@@ -129,6 +140,7 @@ public final class ProviderServer: Sendable {
 
     /// Graceful: stop taking requests, let in-flight deliveries finish (or return to the queue), close.
     public func stop() async {
+        tls?.stop()
         await http.stop()
         await service.shutdown()
         transport.shutdown()
@@ -136,7 +148,12 @@ public final class ProviderServer: Sendable {
     }
 
     private func announce(_ settings: Settings, log: LogHandler) {
-        log(.info, "herald serve listening on http://\(settings.host):\(port) (OpenAPI at /openapi.json, metrics at /metrics)")
+        log(.info, "herald serve listening on \(tls == nil ? "http" : "https")://\(settings.host):\(port) (OpenAPI at /openapi.json, metrics at /metrics)")
+        if let tls {
+            let cert = tls.identity.certificate
+            log(.info, "TLS: certificate \(tls.files.certificate), key \(tls.files.key): serial \(cert.serialNumberHex) (\(cert.subject)), valid until \(ISO8601.string(cert.notAfter)); "
+                + (settings.tlsReloadInterval.map { "files checked for changes every \($0) and " } ?? "") + "reloaded on SIGHUP")
+        }
         log(.info, "store: " + (settings.service.storeURL.map { "PostgreSQL \(PostgresStore.redacted($0))" } ?? settings.service.databasePath))
         if let ports = simulatorPorts {
             log(.info, "APNs: credentials made by the built-in simulator (the default app's) deliver to it (sandbox 127.0.0.1:\(ports.sandbox), production 127.0.0.1:\(ports.production)); upload an Apple .p8 key or certificate to deliver through Apple")

@@ -85,7 +85,7 @@ extension SQLiteStore {
             seq: 0, id: newID, appID: appID, installationID: draft.installationID ?? newID, deviceToken: nil,
             environment: "production", topic: nil, tags: [], alias: nil, userID: nil, locale: nil, timeZone: nil, badge: 0,
             appVersion: nil, osVersion: nil, deviceModel: nil, properties: "{}", active: true, inactiveReason: nil,
-            inactiveAt: nil, createdAt: now, updatedAt: now, lastSeenAt: now, tokenUpdatedAt: now)
+            inactiveAt: nil, createdAt: draft.createdAt ?? now, updatedAt: now, lastSeenAt: now, tokenUpdatedAt: now)
         if let iid = draft.installationID, iid != r.installationID {
             if try db.first("SELECT 1 FROM installations WHERE app_id = ? AND installation_id = ?", [.text(appID), .text(iid)], { $0.int(0) }) != nil {
                 throw StoreError.conflict("installationId \(iid) already belongs to another installation")

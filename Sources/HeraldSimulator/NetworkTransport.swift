@@ -36,7 +36,7 @@ public final class NetworkTransport: SimulatorTransport {
     public func serveLegacy(host: String, port: Int, tls: SimulatorTLS,
                             accept: @escaping @Sendable (Certificate?) -> any LegacyConnection) async throws -> Int {
         var configuration = Self.serverConfiguration(tls)
-        configuration.alpnH2 = false
+        configuration.alpn = []
         let context = try TLSContext(server: configuration)
         let listener = try await TCPListener.start(host: host, port: port, group: group) { fd, address, loop in
             loop.execute {
@@ -68,7 +68,7 @@ public final class NetworkTransport: SimulatorTransport {
     /// The handshake delay is asked at each handshake, so `PUT /faults` changes it at once.
     static func serverConfiguration(_ tls: SimulatorTLS) -> TLSServerConfiguration {
         let delay = tls.handshakeDelayMilliseconds
-        return TLSServerConfiguration(identity: tls.identity, requestClientCertificate: true, alpnH2: true,
+        return TLSServerConfiguration(identity: tls.identity, requestClientCertificate: true, alpn: ["h2"],
                                       handshakeDelay: { .milliseconds(delay()) })
     }
 }

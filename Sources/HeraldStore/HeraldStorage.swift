@@ -137,4 +137,10 @@ public protocol HeraldStorage: Sendable {
     func compatIdentity(appID: String, provider: String) async throws -> CompatIdentityRecord?
     /// False when the app had no identity for `provider`. Deleting the app deletes its identities too.
     func deleteCompatIdentity(appID: String, provider: String) async throws -> Bool
+
+    // MARK: - Registry import (ids kept from another system)
+    /// Which of `ids` are already the id of an installation, in any app (installation ids are unique across
+    /// the store). An import that keeps the ids another system gave (LeanCloud's objectIds) asks this first
+    /// and gives the taken ones a new id, so a batch never fails on a duplicate. A read; no order.
+    func installationIDsInUse(_ ids: [String]) async throws -> Set<String>
 }

@@ -134,6 +134,40 @@ import Testing
         #expect(members.map(\.id) == ["s1"])
     }
 
+    @Test(arguments: StoreKind.available) func installationIDsInUseAreFoundInEveryApp(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
+        try await makeApp(store)
+        try await makeApp(store, id: "app2")
+        #expect(try await store.installationIDsInUse([]).isEmpty)
+        _ = try await store.importInstallations(appID: "app1", drafts: [InstallationDraft(installationID: "i-1", deviceToken: "aa")],
+                                                newIDs: ["5f1a2b3c4d5e6f7a8b9c0d1e"], now: t0)
+        _ = try await store.upsertInstallation(appID: "app2", draft: InstallationDraft(installationID: "i-2"), match: .installationIDOrToken,
+                                               newID: "o'brien", now: t0)
+        #expect(try await store.installationIDsInUse(["5f1a2b3c4d5e6f7a8b9c0d1e", "o'brien", "free", "i-1"]) == ["5f1a2b3c4d5e6f7a8b9c0d1e", "o'brien"])
+    }
+
+    /// An imported draft's creation time (from the system it was exported from) is kept when it creates the
+    /// row, by both import paths (PostgreSQL inserts new rows in bulk, matched ones one by one), and left
+    /// alone when it updates one.
+    @Test(arguments: StoreKind.available) func importKeepsTheExportedCreationTimeOfNewRows(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
+        try await makeApp(store)
+        let then = Date(timeIntervalSince1970: 1_700_000_000)
+        var fresh = InstallationDraft(installationID: "i-1", deviceToken: "aa")
+        fresh.createdAt = then
+        var twice = InstallationDraft(installationID: "i-2")
+        twice.createdAt = then
+        var again = twice
+        again.createdAt = then.addingTimeInterval(60)
+        _ = try await store.importInstallations(appID: "app1", drafts: [fresh, twice, again], newIDs: ["n1", "n2", "n3"], now: t0)
+        #expect(try await store.installation(appID: "app1", id: "n1")?.createdAt == then)
+        #expect(try await store.installation(appID: "app1", id: "n2")?.createdAt == then)
+        var plain = InstallationDraft(installationID: "i-3")
+        plain.createdAt = nil
+        _ = try await store.importInstallations(appID: "app1", drafts: [plain], newIDs: ["n4"], now: t0)
+        #expect(try await store.installation(appID: "app1", id: "n4")?.createdAt == t0)
+    }
+
     @Test(arguments: StoreKind.available) func compatIdentityIsFoundByPublicIDReplacedAndRefusedToASecondApp(_ kind: StoreKind) async throws {
         let store = try await kind.makeStore().store
         try await makeApp(store)

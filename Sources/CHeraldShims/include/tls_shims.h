@@ -4,9 +4,10 @@
 
 int herald_tls_ctx_set_min_tls12(SSL_CTX *ctx);
 int herald_tls_set_sni(SSL *ssl, const char *host);
-/// Server side: select "h2" from the client's ALPN list when offered (no ALPN is accepted too:
-/// APNs clients may speak HTTP/2 with prior knowledge). `alpn_h2_only` = 1 refuses other protocols.
-void herald_tls_ctx_enable_alpn_h2_server(SSL_CTX *ctx);
+/// Server side: select the first of the server's protocols the client offers through ALPN (a client that
+/// offers none of them, or no ALPN, is accepted without one: APNs clients may speak HTTP/2 with prior
+/// knowledge). `protocols`: one byte with the length of the wire-form list that follows; it must outlive `ctx`.
+void herald_tls_ctx_set_alpn_server(SSL_CTX *ctx, const unsigned char *protocols);
 /// Server side: ask for a client certificate but do not require one, and accept any chain at the TLS
 /// level; the application inspects the certificate (so one port serves token and certificate auth).
 void herald_tls_ctx_request_client_cert(SSL_CTX *ctx);

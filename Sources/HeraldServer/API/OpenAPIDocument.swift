@@ -55,7 +55,7 @@ enum OpenAPIDocument {
             "delete": op("Delete an installation.", auth: "client", ok: 204, params: ["id"]),
         ],
         "/v1/installations/{id}/tags": ["post": op("Add and remove tags.", auth: "client", body: "TagChange", response: "Installation", params: ["id"])],
-        "/v1/installations/import": ["post": op("Import installations (JSON lines or CSV).", auth: "master", body: "InstallationInput", bodyType: "application/x-ndjson", response: "ImportResult", query: ["format"])],
+        "/v1/installations/import": ["post": op("Import installations (format=jsonl or csv; format=leancloud: a LeanCloud _Installation export, JSON lines or {\"results\": [...]}, whose iOS rows keep their objectId as id).", auth: "master", body: "InstallationInput", bodyType: "application/x-ndjson", response: "ImportResult", query: ["format"])],
         "/v1/installations/export": ["get": op("Export installations as JSON lines or CSV, streamed.", auth: "master", query: ["format"])],
         "/v1/tags": ["get": op("List tags with counts.", auth: "master", response: "TagList", query: ["cursor", "limit"])],
         "/v1/tags/{tag}": ["delete": op("Remove a tag from every installation.", auth: "master", response: "TagRemoval", params: ["tag"])],
@@ -143,7 +143,8 @@ enum OpenAPIDocument {
         "TagList": list("tags", object(["tag": string, "count": integer])),
         "AliasList": list("aliases", object(["alias": string, "count": integer])),
         "TagRemoval": object(["tag": string, "removed": integer]),
-        "ImportResult": object(["created": integer, "updated": integer, "failed": integer, "errors": ["type": "array"]]),
+        // `skipped` (rows of other device types) and each error's `record` (its place in the file) with format=leancloud.
+        "ImportResult": object(["created": integer, "updated": integer, "failed": integer, "skipped": integer, "errors": ["type": "array"]]),
         "Open": ["oneOf": [
             object(["pushId": string, "installationId": string], required: ["pushId", "installationId"]),
             // The APNs simulator's opened report (herald sim --opened-callback): the push id is custom.herald.pushId.

@@ -16,18 +16,19 @@ struct TransferAPI {
 
     var routes: [Route] {
         [
-            Route("POST", "/v1/installations/import", .master, "Import installations from JSON lines or CSV (?format=jsonl|csv); valid lines are stored, invalid ones reported.",
+            Route("POST", "/v1/installations/import", .master, "Import installations from JSON lines, CSV or a LeanCloud _Installation export (?format=jsonl|csv|leancloud); valid lines are stored, invalid ones reported.",
                   maxBodyBytes: env.configuration.importMaxBodyBytes, streamsBody: true, handler: importInstallations),
             Route("GET", "/v1/installations/export", .master, "Export all installations as JSON lines or CSV (?format=jsonl|csv), streamed.", handler: export),
         ]
     }
 
-    enum Format: String { case jsonl, csv }
+    /// `leancloud` (LeanCloud's `_Installation` export) is for import only.
+    enum Format: String { case jsonl, csv, leancloud }
 
     func format(_ ctx: RequestContext) throws -> Format {
         if let f = ctx.query("format") {
             guard let format = Format(rawValue: f) else {
-                throw APIError(status: 400, code: "invalid_query", message: "format must be jsonl or csv.", field: "format")
+                throw APIError(status: 400, code: "invalid_query", message: "format must be jsonl, csv or leancloud.", field: "format")
             }
             return format
         }
@@ -38,18 +39,23 @@ struct TransferAPI {
         let appID = try ctx.appID
         let format = try format(ctx)
         var errors: [JSON] = []
-        var failed = 0, created = 0, updated = 0
+        var failed = 0, created = 0, updated = 0, skipped = 0
         var batch: [InstallationDraft] = []
-        func reject(_ line: Int, _ message: String, field: String? = nil) {
+        var keptIDs: [String?] = []
+        func reject(_ line: Int, _ message: String, field: String? = nil, record: Int? = nil) {
             failed += 1
-            if errors.count < 100 { errors.append(["line": .int(line), "field": .optional(field), "message": .string(message)]) }
+            guard errors.count < 100 else { return }
+            var error: [String: JSON] = ["line": .int(line), "field": .optional(field), "message": .string(message)]
+            if let record { error["record"] = .int(record) }
+            errors.append(.object(error))
         }
         func flush() async throws {
             guard !batch.isEmpty else { return }
-            let result = try await installations.importBatch(appID: appID, batch)
+            let result = try await installations.importBatch(appID: appID, batch, keepingIDs: keptIDs)
             created += result.created
             updated += result.updated
             batch.removeAll(keepingCapacity: true)
+            keptIDs.removeAll(keepingCapacity: true)
         }
         func add(_ line: Int, _ object: [String: JSON]) {
             do {
@@ -60,6 +66,29 @@ struct TransferAPI {
             } catch let e as ServiceError { reject(line, e.message, field: e.field) } catch { reject(line, "\(error)") }
         }
 
+        /// A LeanCloud export's row: errors name LeanCloud's columns and the row's place in the file.
+        func takeLeanCloud(_ record: JSONObjectSplitter.Record) {
+            if let problem = record.problem { return reject(record.line, problem, record: record.index) }
+            if record.truncated {
+                return reject(record.line, "the object is longer than \(Self.maxLineBytes) bytes; one installation is far smaller", record: record.index)
+            }
+            let value: JSON
+            do { value = try JSON(parsing: record.bytes) } catch { return reject(record.line, "invalid JSON: \(error)", record: record.index) }
+            guard let object = value.objectValue else { return reject(record.line, "the row is not a JSON object", record: record.index) }
+            do {
+                switch try Self.leanCloudRow(object) {
+                case .skipped: skipped += 1
+                case let .installation(objectID, draft):
+                    batch.append(draft)
+                    keptIDs.append(objectID)
+                }
+            } catch let e as ServiceError {
+                reject(record.line, e.message, field: Self.leanCloudColumn(e.field), record: record.index)
+            } catch {
+                reject(record.line, "\(error)", record: record.index)
+            }
+        }
+
         var csvHeader: [String]?
         func take(_ record: RecordSplitter.Record) throws {
             if record.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) && !record.truncated { return }
@@ -67,7 +96,7 @@ struct TransferAPI {
                 return reject(record.line, "the line is longer than \(Self.maxLineBytes) bytes; one installation is far smaller")
             }
             switch format {
-            case .jsonl:
+            case .jsonl, .leancloud:   // leancloud rows go to takeLeanCloud
                 let value: JSON
                 do { value = try JSON(parsing: record.bytes) } catch { return reject(record.line, "invalid JSON: \(error)") }
                 guard let object = value.objectValue else { return reject(record.line, "line is not a JSON object") }
@@ -88,8 +117,16 @@ struct TransferAPI {
 
         let body = ctx.request.bodyStream ?? HTTPBodyStream(ctx.request.body)
         var splitter = RecordSplitter(quoteAware: format == .csv, maxRecordBytes: Self.maxLineBytes)
+        var objects = JSONObjectSplitter(maxRecordBytes: Self.maxLineBytes)
         do {
             while let piece = try await body.next() {
+                if format == .leancloud {
+                    for record in objects.push(piece) {
+                        takeLeanCloud(record)
+                        if batch.count >= Self.batchSize { try await flush() }
+                    }
+                    continue
+                }
                 for record in splitter.push(piece) {
                     try take(record)
                     if batch.count >= Self.batchSize { try await flush() }
@@ -105,17 +142,26 @@ struct TransferAPI {
             throw APIError(status: status, code: "import_interrupted",
                            message: "The body broke off (\(error)) after \(created) installations were created and \(updated) updated; those are stored. Send the rest again: an import is an upsert, so lines sent twice do no harm.")
         }
-        if let last = splitter.finish() { try take(last) }
+        if format == .leancloud {
+            for record in objects.finish() { takeLeanCloud(record) }
+        } else if let last = splitter.finish() {
+            try take(last)
+        }
         if format == .csv && csvHeader == nil {
             throw APIError(status: 422, code: "invalid_csv", message: "The CSV is empty; its first line must be a header naming installationId and/or deviceToken.")
         }
         try await flush()
-        return .json(200, ["created": .int(created), "updated": .int(updated), "failed": .int(failed), "errors": .array(errors)])
+        var summary: [String: JSON] = ["created": .int(created), "updated": .int(updated), "failed": .int(failed), "errors": .array(errors)]
+        if format == .leancloud { summary["skipped"] = .int(skipped) }
+        return .json(200, .object(summary))
     }
 
     func export(_ ctx: RequestContext) async throws -> HTTPResponse {
         let appID = try ctx.appID
         let format = try format(ctx)
+        guard format != .leancloud else {
+            throw APIError(status: 400, code: "invalid_query", message: "format=leancloud is for import only; export as jsonl or csv.", field: "format")
+        }
         let cursor = ExportCursor(installations: installations, appID: appID, format: format)
         // Pulled a page at a time as the connection sends: the client's pace sets the reading pace, and no
         // page can be dropped or pile up.
@@ -152,7 +198,7 @@ struct TransferAPI {
                 var chunk = ""
                 for r in page.items {
                     switch format {
-                    case .jsonl: chunk += InstallationInput.json(r).encoded + "\n"
+                    case .jsonl, .leancloud: chunk += InstallationInput.json(r).encoded + "\n"   // leancloud: refused before
                     case .csv: chunk += CSV.line(TransferAPI.csvRow(r))
                     }
                 }

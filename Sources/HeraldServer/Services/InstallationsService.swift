@@ -18,12 +18,22 @@ struct InstallationsService: Sendable {
 
     /// One batch of an import, in one transaction. Unlike `register`, an inactive draft (exported inactive)
     /// stays inactive: a retired token must not start getting pushes again because it moved.
-    func importBatch(appID: String, _ drafts: [InstallationDraft]) async throws -> (created: Int, updated: Int) {
+    ///
+    /// `keepingIDs` (parallel to `drafts`, nil entries allowed) are ids another system gave the
+    /// installations (LeanCloud's objectIds): a draft that creates an installation gets its id, so clients
+    /// that know it keep it. One already in use (the same export imported into a second app, or twice in
+    /// the batch) gets a new id instead; a draft that updates an installation keeps the id that one has.
+    func importBatch(appID: String, _ drafts: [InstallationDraft], keepingIDs: [String?] = []) async throws -> (created: Int, updated: Int) {
         guard !drafts.isEmpty else { return (0, 0) }
         if let i = drafts.firstIndex(where: { $0.installationID == nil && $0.deviceToken == nil }) {
             throw ServiceError.missing("installationId", "Draft \(i) has neither installationId nor deviceToken.")
         }
-        return try await env.store.importInstallations(appID: appID, drafts: drafts, newIDs: drafts.map { _ in env.newID() }, now: env.clock.now())
+        var taken = try await env.store.installationIDsInUse(keepingIDs.compactMap { $0 })
+        let newIDs = drafts.indices.map { i -> String in
+            guard i < keepingIDs.count, let id = keepingIDs[i], taken.insert(id).inserted else { return env.newID() }
+            return id
+        }
+        return try await env.store.importInstallations(appID: appID, drafts: drafts, newIDs: newIDs, now: env.clock.now())
     }
 
     /// By Herald's id or the app's installationId.

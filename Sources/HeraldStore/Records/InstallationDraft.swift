@@ -19,6 +19,9 @@ public struct InstallationDraft: Sendable {
     /// Import only: the installation was inactive where it was exported and stays so, with the reason and time
     /// it carried, instead of being reactivated by its token as a registration would be.
     public var inactive: Inactive?
+    /// Import only: when the installation was created where it was exported. A draft that creates an
+    /// installation gives it this creation time instead of now; an update leaves the creation time alone.
+    public var createdAt: Date?
 
     public struct Inactive: Sendable, Equatable {
         public var reason: String?
