@@ -151,7 +151,7 @@ public final class ProviderServer: Sendable {
         log(.info, "herald serve listening on \(tls == nil ? "http" : "https")://\(settings.host):\(port) (OpenAPI at /openapi.json, metrics at /metrics)")
         if let tls {
             let cert = tls.identity.certificate
-            log(.info, "TLS: certificate \(tls.files.certificate), key \(tls.files.key): serial \(cert.serialNumberHex) (\(cert.subject)), valid until \(ISO8601.string(cert.notAfter)); "
+            log(.info, "TLS: certificate \(tls.files.certificate), key \(tls.files.key): serial \(cert.serialNumberHex) (\(cert.subject)), valid until \(cert.notAfter.formatted(.iso8601)); "
                 + (settings.tlsReloadInterval.map { "files checked for changes every \($0) and " } ?? "") + "reloaded on SIGHUP")
         }
         log(.info, "store: " + (settings.service.storeURL.map { "PostgreSQL \(PostgresStore.redacted($0))" } ?? settings.service.databasePath))

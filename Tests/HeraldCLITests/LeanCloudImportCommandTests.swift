@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import HeraldServer
+import HeraldProvider
 @testable import HeraldCLI
 
 /// `herald installations import --format leancloud FILE` against a running provider: the export is read in

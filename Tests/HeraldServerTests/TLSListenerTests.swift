@@ -4,6 +4,7 @@ import HeraldCrypto
 import HeraldHTTP
 import HeraldIO
 @testable import HeraldServer
+import HeraldProvider
 
 /// A test CA and server certificates made with the openssl command line (not with the code under test),
 /// in a directory of their own; `install` copies one pair to the files the server is configured with, as

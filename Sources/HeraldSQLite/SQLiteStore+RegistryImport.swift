@@ -1,4 +1,5 @@
 import Foundation
+import HeraldStore
 
 extension SQLiteStore {
     public func installationIDsInUse(_ ids: [String]) async throws -> Set<String> {
