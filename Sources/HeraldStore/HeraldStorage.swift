@@ -78,4 +78,14 @@ public protocol HeraldStorage: Sendable {
     func compatIdentity(appID: String, provider: String) async throws -> CompatIdentityRecord?
     /// False when the app had no identity for `provider`. Deleting the app deletes its identities too.
     func deleteCompatIdentity(appID: String, provider: String) async throws -> Bool
+
+    // MARK: - JPush schedules
+    /// Stores the schedule, replacing the one with the same app and id (its `createdAt` is kept), in one transaction.
+    func saveJPushSchedule(_ schedule: JPushScheduleRecord) async throws
+    func jpushSchedule(appID: String, id: String) async throws -> JPushScheduleRecord?
+    /// The app's schedules, oldest first (then by id), at most `limit` after skipping `offset`.
+    func jpushSchedules(appID: String, offset: Int, limit: Int) async throws -> [JPushScheduleRecord]
+    func jpushScheduleCount(appID: String) async throws -> Int
+    /// False when there was no such schedule. Deleting the app deletes its schedules too.
+    func deleteJPushSchedule(appID: String, id: String) async throws -> Bool
 }
