@@ -286,3 +286,21 @@ import HeraldHTTP
         #expect(await j.call("GET", "/v3/received").body["error"]?["code"] == 1002)
     }
 }
+
+/// Resolved JPush identities are cached: a change made by this process applies at once, one made by
+/// another server on the same database (here: straight in the store) within the cache's 10 s.
+@Suite struct CompatIdentityCacheTests {
+    @Test func anIdentityRemovedElsewhereStopsWorkingWithinTheTTL() async throws {
+        let t = try await TestService()
+        let app = try await t.createApp()
+        #expect(await t.call("PUT", "/v1/apps/\(app.id)/jpush", key: app.master, json: ["appKey": "k1", "masterSecret": "s1"]).status == 200)
+        let basic = JPushAPITests.basic("k1", "s1")
+        #expect(await t.call("GET", "/v3/tags", headers: ["authorization": basic]).status == 200)
+
+        #expect(try await t.service.store.deleteCompatIdentity(appID: app.id, provider: "jpush"), "another node deletes it")
+        #expect(await t.call("GET", "/v3/tags", headers: ["authorization": basic]).status == 200, "still cached here")
+        t.clock.advance(by: ResolvedCache.ttl + 1)
+        #expect(await t.call("GET", "/v3/tags", headers: ["authorization": basic]).status == 401)
+        #expect(await t.call("GET", "/v3/tags", headers: ["authorization": JPushAPITests.basic("k1", "wrong")]).status == 401)
+    }
+}
