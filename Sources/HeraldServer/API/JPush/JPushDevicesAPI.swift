@@ -73,7 +73,7 @@ struct JPushDevicesAPI {
         guard !ids.isEmpty else { throw Self.invalid("registration_ids is required: a list of 1 to 1000 ids.") }
         var out: [String: JSON] = [:]
         for id in ids {
-            guard let record = try? await installations.get(appID: appID, id: id) else { continue }
+            guard let record = try await installations.find(appID: appID, id: id) else { continue }
             out[id] = ["online": false, "last_online_time": .string(JPushTime.format(record.lastSeenAt))]
         }
         return .json(200, .object(out))

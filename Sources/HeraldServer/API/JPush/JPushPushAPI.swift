@@ -64,7 +64,7 @@ struct JPushPushAPI {
         guard case .object(var target)? = document["target"], let ids = target["filter"]?["installationIds"]?.arrayValue else { return }
         var resolved: [JSON] = []
         for id in ids.compactMap(\.stringValue) {
-            if let record = try? await installations.get(appID: appID, id: id) { resolved.append(.string(record.id)) }
+            if let record = try await installations.find(appID: appID, id: id) { resolved.append(.string(record.id)) }
         }
         guard !resolved.isEmpty else { throw JPushErrors.noTarget() }
         target["filter"] = ["installationIds": .array(resolved)]

@@ -27,8 +27,11 @@ struct JPushReportsAPI {
         var out: [(Int, PushesService.Report)] = []
         for id in ids {
             guard let n = Int(id), n > 0 else { throw JPushErrors.error(400, 1003, "msg_ids must be numbers separated by commas; \"\(id)\" is not.") }
-            guard let report = try? await pushes.get(appID: appID, id: id) else { continue }
-            out.append((n, report))
+            do {
+                out.append((n, try await pushes.get(appID: appID, id: id)))
+            } catch let e as ServiceError where e.kind == .notFound {
+                continue
+            }
         }
         return out
     }
