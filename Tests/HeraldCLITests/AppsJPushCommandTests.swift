@@ -13,10 +13,16 @@ import HeraldServer
         settings.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-cli-jpush-\(UUID().uuidString)").path
         settings.service.databasePath = settings.dataDirectory + "/herald.sqlite"
         let server = try await ProviderServer.start(settings, log: { _, _ in })
+        // The server stops (its sockets and threads) whether or not the checks pass.
+        do { try await exercise(server, dataDirectory: settings.dataDirectory) } catch { await server.stop(); throw error }
+        await server.stop()
+    }
+
+    func exercise(_ server: ProviderServer, dataDirectory: String) async throws {
         let url = "http://127.0.0.1:\(server.port)"
         let master = try #require(server.bootstrap.masterKey), appID = try #require(server.bootstrap.appID)
         let secret = "0123456789abcdef01234567"
-        let file = settings.dataDirectory + "/jpush-secret"
+        let file = dataDirectory + "/jpush-secret"
         try (secret + "\n").write(toFile: file, atomically: true, encoding: .utf8)
         let access = ["--app", appID, "--server", url, "--api-key", master]
 
@@ -32,6 +38,5 @@ import HeraldServer
         for sub in AppsJPushCommand.subcommands {
             #expect(await HeraldCommand.run(sub.name.split(separator: " ").map(String.init) + ["--help"]) == 0)
         }
-        await server.stop()
     }
 }

@@ -99,6 +99,12 @@ import HeraldSimulator
         settings.service.databasePath = settings.dataDirectory + "/herald.sqlite"
         settings.service.pollInterval = 0.05
         let server = try await ProviderServer.start(settings, log: { _, _ in })
+        // The server stops (its sockets and threads) whether or not the checks pass.
+        do { try await exercise(server, dataDirectory: settings.dataDirectory) } catch { await server.stop(); throw error }
+        await server.stop()
+    }
+
+    func exercise(_ server: ProviderServer, dataDirectory: String) async throws {
         let sim = try #require(server.simulator)
         let boot = server.bootstrap
         let appID = try #require(boot.appID), clientKey = try #require(boot.clientKey), masterKey = try #require(boot.masterKey)
@@ -119,7 +125,7 @@ import HeraldSimulator
             phones.append((phone.id, registrationID))
         }
 
-        let script = URL(fileURLWithPath: settings.dataDirectory).appendingPathComponent("jpush_sdk.py")
+        let script = URL(fileURLWithPath: dataDirectory).appendingPathComponent("jpush_sdk.py")
         try Self.script.write(to: script, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(Self.python))
@@ -166,6 +172,5 @@ import HeraldSimulator
         #expect(Set(first.keys) == Set([msgIDs["tag"], msgIDs["alias"], msgIDs["all"]].compactMap { $0 }), "\(first)")
         #expect(Set(second.keys) == Set([msgIDs["registration_id"], msgIDs["all"]].compactMap { $0 }), "\(second)")
         #expect(first[msgIDs["alias"] ?? ""] == "to alias" && second[msgIDs["registration_id"] ?? ""] == "to registration id")
-        await server.stop()
     }
 }
