@@ -21,6 +21,10 @@ public actor HeraldClient {
     public nonisolated let configuration: Configuration
     /// This installation's id: generated on first use and kept in the configured storage.
     public nonisolated let installationId: String
+    /// The installation id under the name JPush's SDK gives it (`JPUSHService.registrationID`): an app moving
+    /// from JPush uploads this to its backend, which pushes to it as `audience.registration_id` through
+    /// Herald's JPush-compatible API. Unlike JPush's, it is known before the first registration and never changes.
+    public nonisolated var registrationID: String { installationId }
 
     var state: PersistedState
     var openHistory: OpenHistory

@@ -85,6 +85,14 @@ enum PostgresSchema {
                 PRIMARY KEY (app_id, provider));
             CREATE UNIQUE INDEX compat_identities_public ON compat_identities(provider, public_id);
             """),
+        Migration(version: 5, name: "jpush schedules", sql: """
+            CREATE TABLE jpush_schedules (
+                app_id text COLLATE "C" NOT NULL REFERENCES apps(id) ON DELETE CASCADE, id text COLLATE "C" NOT NULL,
+                name text NOT NULL, enabled boolean NOT NULL, trigger text NOT NULL, push text NOT NULL, push_id text COLLATE "C",
+                created_at double precision NOT NULL, updated_at double precision NOT NULL,
+                PRIMARY KEY (app_id, id));
+            CREATE INDEX jpush_schedules_created ON jpush_schedules(app_id, created_at, id);
+            """),
     ]
 
     /// Applies the migrations not yet recorded in `schema_migrations`, each in its own transaction, under

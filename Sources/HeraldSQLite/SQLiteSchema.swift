@@ -110,5 +110,13 @@ enum SQLiteSchema {
                 PRIMARY KEY (app_id, provider));
             CREATE UNIQUE INDEX compat_identities_public ON compat_identities(provider, public_id);
             """),
+        Migration(version: 9, name: "jpush schedules", sql: """
+            CREATE TABLE jpush_schedules (
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE, id TEXT NOT NULL, name TEXT NOT NULL,
+                enabled INTEGER NOT NULL, trigger TEXT NOT NULL, push TEXT NOT NULL, push_id TEXT,
+                created_at REAL NOT NULL, updated_at REAL NOT NULL,
+                PRIMARY KEY (app_id, id));
+            CREATE INDEX jpush_schedules_created ON jpush_schedules(app_id, created_at, id);
+            """),
     ]
 }

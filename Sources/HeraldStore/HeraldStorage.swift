@@ -143,4 +143,14 @@ public protocol HeraldStorage: Sendable {
     /// the store). An import that keeps the ids another system gave (LeanCloud's objectIds) asks this first
     /// and gives the taken ones a new id, so a batch never fails on a duplicate. A read; no order.
     func installationIDsInUse(_ ids: [String]) async throws -> Set<String>
+
+    // MARK: - JPush schedules
+    /// Stores the schedule, replacing the one with the same app and id (its `createdAt` is kept), in one transaction.
+    func saveJPushSchedule(_ schedule: JPushScheduleRecord) async throws
+    func jpushSchedule(appID: String, id: String) async throws -> JPushScheduleRecord?
+    /// The app's schedules, oldest first (then by id), at most `limit` after skipping `offset`.
+    func jpushSchedules(appID: String, offset: Int, limit: Int) async throws -> [JPushScheduleRecord]
+    func jpushScheduleCount(appID: String) async throws -> Int
+    /// False when there was no such schedule. Deleting the app deletes its schedules too.
+    func deleteJPushSchedule(appID: String, id: String) async throws -> Bool
 }

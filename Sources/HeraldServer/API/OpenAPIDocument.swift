@@ -192,15 +192,15 @@ enum OpenAPIDocument {
         "openapi": "3.1.0",
         "info": ["title": "Herald provider API", "version": "1",
                  "description": "Self-hosted APNs provider: apps, installations, pushes. Errors are {\"error\":{\"code\",\"message\",\"field\"}}."],
-        "paths": withStorageFull(paths),
+        "paths": withStorageFull(adding(jpushPaths, to: paths)),
         "components": [
-            "schemas": schemas,
-            "securitySchemes": [
+            "schemas": adding(jpushSchemas, to: schemas),
+            "securitySchemes": adding(jpushSecuritySchemes, to: [
                 "adminKey": ["type": "http", "scheme": "bearer", "description": "Admin key: manages apps."],
                 "appAdminKey": ["type": "http", "scheme": "bearer", "description": "Admin key, or the master key of the app in the path."],
                 "masterKey": ["type": "http", "scheme": "bearer", "description": "The app's master key (server side only)."],
                 "clientKey": ["type": "http", "scheme": "bearer", "description": "The app's client key (shipped in the app) or its master key."],
-            ],
+            ]),
         ],
     ]
 }

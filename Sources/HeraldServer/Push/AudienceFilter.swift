@@ -2,19 +2,22 @@ import Foundation
 import HeraldStore
 
 /// Conditions on installation fields that fan-out checks per member: locale, appVersion, timeZone and
-/// custom properties, each equal to a value or in a list (`{"in": [...]}`).
+/// custom properties, each equal to a value or in a list (`{"in": [...]}`), and the installation ids a
+/// member must be among (so a list of aliases can be narrowed to listed devices, as JPush's audiences AND them).
 struct AudienceFilter: Sendable {
+    var installationIDs: Set<String>?
     var locale: [String]?
     var appVersion: [String]?
     var timeZone: [String]?
     var properties: [(String, [JSON])] = []
 
-    var isEmpty: Bool { locale == nil && appVersion == nil && timeZone == nil && properties.isEmpty }
+    var isEmpty: Bool { installationIDs == nil && locale == nil && appVersion == nil && timeZone == nil && properties.isEmpty }
 
     static func parse(_ body: BodyReader?) throws -> AudienceFilter {
         var f = AudienceFilter()
         guard let body else { return f }
-        try body.rejectUnknown(["locale", "appVersion", "timeZone", "properties"])
+        try body.rejectUnknown(["installationIds", "locale", "appVersion", "timeZone", "properties"])
+        f.installationIDs = try body.stringArray("installationIds", maxCount: 10_000, maxLength: 128).map(Set.init)
         f.locale = try values(body, "locale")?.map { $0.stringValue.map(LocaleMatch.normalize) ?? "" }
         f.appVersion = try values(body, "appVersion")?.compactMap(\.stringValue)
         f.timeZone = try values(body, "timeZone")?.compactMap(\.stringValue)
@@ -42,6 +45,7 @@ struct AudienceFilter: Sendable {
     }
 
     func matches(_ m: AudienceMember) -> Bool {
+        if let installationIDs, !installationIDs.contains(m.id) { return false }
         if let locale {
             // The device's lookup chain, as content.localized uses it: "fr" names fr-FR and fr-CA, "fr-FR" only fr-FR.
             guard let chain = m.locale.map(LocaleMatch.fallbacks), locale.contains(where: chain.contains) else { return false }

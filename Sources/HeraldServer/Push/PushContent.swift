@@ -84,6 +84,8 @@ struct PushContent: Sendable {
     static let apsNames: [String: String] = ["launchImage": "launch-image", "titleLocKey": "title-loc-key", "titleLocArgs": "title-loc-args",
                                              "subtitleLocKey": "subtitle-loc-key", "subtitleLocArgs": "subtitle-loc-args",
                                              "locKey": "loc-key", "locArgs": "loc-args"]
+    /// Herald's alert field for each key of an APNs `alert` dictionary, for dialects that send Apple's names.
+    static let alertFieldsByAPNsName: [String: String] = Dictionary(uniqueKeysWithValues: alertFields.map { (apsNames[$0] ?? $0, $0) })
 
     static func parse(_ body: BodyReader) throws -> PushContent {
         try body.rejectUnknown(["alert", "localized", "sound", "badge", "contentAvailable", "mutableContent", "category",

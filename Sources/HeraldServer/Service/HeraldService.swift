@@ -55,6 +55,7 @@ public final class HeraldService: Sendable {
             + InstallationsAPI(installations: services.installations, opens: services.opens).routes
             + TransferAPI(env: env, installations: services.installations).routes + PushesAPI(pushes: services.pushes).routes
             + LeanCloudCompatAPI(installations: services.installations, pushes: services.pushes).routes
+            + JPushAPI(services: services, authenticator: authenticator).routes
             + OperationsAPI(env: env, isReady: { startedFlag.isSet }).routes
         api = APIHandler(router: Router(routes: routes), authenticator: authenticator,
                          limiter: RateLimiter(rate: configuration.apiRateLimit, burst: configuration.apiRateBurst),

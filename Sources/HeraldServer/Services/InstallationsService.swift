@@ -42,6 +42,11 @@ struct InstallationsService: Sendable {
         return r
     }
 
+    /// By Herald's id or the app's installationId; nil when the app has no such installation.
+    func find(appID: String, id: String) async throws -> InstallationRecord? {
+        try await env.store.installation(appID: appID, id: id)
+    }
+
     /// Changes the fields the draft sets; the others keep their values.
     func update(appID: String, id: String, _ draft: InstallationDraft) async throws -> InstallationRecord {
         do {

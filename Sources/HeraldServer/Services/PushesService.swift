@@ -53,9 +53,10 @@ struct PushesService: Sendable {
         var limit: Int = 100
     }
 
-    /// Stores the push (before returning, so it survives a crash) and wakes the engine.
-    func create(appID: String, _ input: PushInput) async throws -> Accepted {
-        let (app, id, _) = try await admit(input.spec, appID: appID)
+    /// Stores the push (before returning, so it survives a crash) and wakes the engine. `id` names the push
+    /// when a dialect needs its own id form (JPush's numeric msg_id); by default the service makes one.
+    func create(appID: String, _ input: PushInput, id: String? = nil) async throws -> Accepted {
+        let (app, id, _) = try await admit(input.spec, appID: appID, id: id)
         let spec = input.spec
         let now = env.clock.now()
         let status: PushStatus = (spec.sendAt.map { $0 > now } ?? false) ? .scheduled : .queued
@@ -77,29 +78,37 @@ struct PushesService: Sendable {
     func dryRun(appID: String, _ input: PushInput) async throws -> DryRun {
         let spec = input.spec
         let (_, _, payloadBytes) = try await admit(spec, appID: appID)
-        var count = 0, after: Int64 = 0
-        var environments: [String: Int] = [:]
-        while true {
-            let page = try await env.store.audience(appID: appID, selector: spec.selector, after: after, limit: 5_000)
-            for m in page where spec.filter.isEmpty || spec.filter.matches(m) {
-                count += 1
-                environments[m.environment, default: 0] += 1
-            }
-            guard page.count == 5_000, let last = page.last else { break }
-            after = last.seq
-        }
+        let (count, environments) = try await audience(appID: appID, spec)
         return DryRun(audience: count, unresolved: try await unresolved(spec, appID: appID), environments: environments,
                       pushType: spec.pushType, priority: spec.priority, payloadBytes: payloadBytes)
     }
 
+    /// How many installations the push reaches now, by environment; counting stops past `limit` (so
+    /// "does it reach anyone" reads one row, not the whole audience).
+    func audience(appID: String, _ spec: PushSpec, upTo limit: Int = .max) async throws -> (count: Int, environments: [String: Int]) {
+        var count = 0, after: Int64 = 0
+        var environments: [String: Int] = [:]
+        let pageSize = spec.filter.isEmpty ? min(5_000, limit) : 5_000
+        while count < limit {
+            let page = try await env.store.audience(appID: appID, selector: spec.selector, after: after, limit: pageSize)
+            for m in page where spec.filter.isEmpty || spec.filter.matches(m) {
+                count += 1
+                environments[m.environment, default: 0] += 1
+            }
+            guard page.count == pageSize, let last = page.last else { break }
+            after = last.seq
+        }
+        return (count, environments)
+    }
+
     /// What the push needs beyond its own fields: an app with a topic, and a payload APNs accepts. Returns the
     /// app, the new push's id (the payload carries it, so it counts in the size) and the largest payload.
-    private func admit(_ spec: PushSpec, appID: String) async throws -> (AppRecord, String, Int) {
+    private func admit(_ spec: PushSpec, appID: String, id: String? = nil) async throws -> (AppRecord, String, Int) {
         guard let app = try await env.store.app(id: appID) else { throw ServiceError.notFound("App \(appID)") }
         guard spec.topic != nil || app.topic != nil else {
             throw ServiceError(.invalid, code: "missing_topic", message: "No apns-topic: set the app's topic (PATCH /v1/apps/{appId}) or options.topic.", field: "options.topic")
         }
-        let id = env.newID()
+        let id = id ?? env.newID()
         let size = spec.content.largestPayloadSize(pushID: id)
         let limit = spec.pushType.payloadSizeLimit
         if size > limit {

@@ -7,6 +7,7 @@ struct Services: Sendable {
     let pushes: PushesService
     let opens: OpensService
     let compatIdentities: CompatIdentitiesService
+    let jpushSchedules: JPushSchedulesService
 
     init(env: ServiceEnvironment, engine: DeliveryEngine) {
         apps = AppsService(env: env)
@@ -15,5 +16,6 @@ struct Services: Sendable {
         pushes = PushesService(env: env, engine: engine)
         opens = OpensService(env: env)
         compatIdentities = CompatIdentitiesService(env: env)
+        jpushSchedules = JPushSchedulesService(env: env, pushes: pushes)
     }
 }
