@@ -77,6 +77,17 @@ enum PostgresSchema {
                 push_id text COLLATE "C" NOT NULL REFERENCES pushes(id) ON DELETE CASCADE, seq bigint NOT NULL,
                 opened_at double precision NOT NULL, PRIMARY KEY (push_id, seq));
             """),
+        // Nodes and leases: each claim (a delivery in flight, a push's fan-out) names the node that made it,
+        // and a node's claims last while its row in `nodes` has not expired (PostgresStore+Nodes).
+        Migration(version: 4, name: "nodes, leases, claims recorded by node", sql: """
+            CREATE TABLE nodes (id text COLLATE "C" PRIMARY KEY, started_at double precision NOT NULL,
+                                expires_at double precision NOT NULL);
+            CREATE TABLE leases (name text COLLATE "C" PRIMARY KEY, node text COLLATE "C" NOT NULL,
+                                 expires_at double precision NOT NULL);
+            ALTER TABLE deliveries ADD COLUMN claimed_by text COLLATE "C";
+            ALTER TABLE pushes ADD COLUMN fanout_node text COLLATE "C";
+            CREATE INDEX pushes_fanout_node ON pushes(fanout_node) WHERE fanout_node IS NOT NULL;
+            """),
     ]
 
     /// Applies the migrations not yet recorded in `schema_migrations`, each in its own transaction, under

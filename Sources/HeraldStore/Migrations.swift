@@ -111,5 +111,13 @@ enum HeraldSchema {
             CREATE INDEX deliveries_pending ON deliveries(push_id, not_before, id) WHERE state = 0;
             CREATE INDEX deliveries_in_flight ON deliveries(push_id) WHERE state = 1;
             """),
+        // Nodes and leases: who claimed a delivery or a fan-out, and until when that node is alive. One
+        // node uses a SQLite file, but the contract (and its conformance suite) is the same as PostgreSQL's.
+        Migration(version: 8, name: "nodes, leases, claims recorded by node", sql: """
+            CREATE TABLE nodes (id TEXT PRIMARY KEY, started_at REAL NOT NULL, expires_at REAL NOT NULL);
+            CREATE TABLE leases (name TEXT PRIMARY KEY, node TEXT NOT NULL, expires_at REAL NOT NULL);
+            ALTER TABLE deliveries ADD COLUMN claimed_by TEXT;
+            ALTER TABLE pushes ADD COLUMN fanout_node TEXT;
+            """),
     ]
 }

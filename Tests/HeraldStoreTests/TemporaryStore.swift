@@ -19,11 +19,11 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-store-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             let path = dir.appendingPathComponent("herald.sqlite").path
-            return TestStore(store: try await SQLiteStore(path: path), schemaVersion: HeraldSchema.migrations.last!.version,
+            return TestStore(store: try await SQLiteStore(path: path), schemaVersion: HeraldSchema.migrations.map(\.version).max()!,
                              reopen: { try await SQLiteStore(path: path) })
         case .postgres:
             let url = try await TestPostgres.freshDatabase()
-            return TestStore(store: try await PostgresStore(url: url), schemaVersion: PostgresSchema.migrations.last!.version,
+            return TestStore(store: try await PostgresStore(url: url), schemaVersion: PostgresSchema.migrations.map(\.version).max()!,
                              reopen: { try await PostgresStore(url: url) })
         }
     }

@@ -89,7 +89,9 @@ public final class HeraldService: Sendable {
             try await store.insertKey(issued.record)
             generated = issued.secret
         }
-        let requeued = try await store.releaseInFlight()
+        // One node per SQLite file: whatever is in flight was this process's predecessor's. On a shared
+        // database other nodes may be sending: a dead node's claims are rescued when its lease expires.
+        let requeued = store.isShared ? 0 : try await store.releaseInFlight()
         if configuration.runWorkers { engine.startLoop() }
         started.isSet = true
         return StartReport(generatedAdminKey: generated, schemaVersion: try await store.schemaVersion(), requeuedDeliveries: requeued)
