@@ -20,11 +20,11 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             let path = dir.appendingPathComponent("herald.sqlite").path
             return TestStore(store: try await SQLiteStore(path: path), schemaVersion: HeraldSchema.migrations.map(\.version).max()!,
-                             reopen: { try await SQLiteStore(path: path) })
+                             reopen: { try await SQLiteStore(path: path) }, openAsNode: { try await SQLiteStore(path: path, node: $0) })
         case .postgres:
             let url = try await TestPostgres.freshDatabase()
             return TestStore(store: try await PostgresStore(url: url), schemaVersion: PostgresSchema.migrations.map(\.version).max()!,
-                             reopen: { try await PostgresStore(url: url) })
+                             reopen: { try await PostgresStore(url: url) }, openAsNode: { try await PostgresStore(url: url, node: $0) })
         }
     }
 }
@@ -34,6 +34,8 @@ struct TestStore: Sendable {
     /// The newest migration of this kind of store (each engine numbers its own).
     let schemaVersion: Int
     let reopen: @Sendable () async throws -> any HeraldStorage
+    /// The same database through another store whose claims are recorded under the given node.
+    let openAsNode: @Sendable (String) async throws -> any HeraldStorage
 }
 
 /// The PostgreSQL server for tests. Each test gets a database of its own, so tests run in parallel and
