@@ -64,7 +64,7 @@ struct MultiNodeTests {
         let secretKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         var nodes: [Node] = []
 
-        init(devices: Int) async throws {
+        init(devices: Int, storeURL: String? = nil) async throws {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             var config = SimulatorConfiguration()
             config.sandboxPort = 0
@@ -73,8 +73,8 @@ struct MultiNodeTests {
             simPort = try await simulator.start().sandbox
             caFile = directory.appendingPathComponent("ca.pem")
             try simulator.certificateAuthority().certificate.pem.write(to: caFile, atomically: true, encoding: .utf8)
-            storeURL = try await freshPostgresDatabase()
-            database = try await PostgresStore(url: storeURL, poolSize: 2, node: "test-observer")
+            if let storeURL { self.storeURL = storeURL } else { self.storeURL = try await freshPostgresDatabase() }
+            database = try await PostgresStore(url: self.storeURL, poolSize: 2, node: "test-observer")
             tokens = try (0..<devices).map { _ in
                 try simulator.install(bundleID: MultiNodeTests.bundle, environment: .sandbox, on: simulator.createDevice().id).token
             }
@@ -236,6 +236,119 @@ struct MultiNodeTests {
             #expect(await Self.waitUntil(seconds: 60) {
                 try await cluster.database.nodes().contains { $0.leases.contains("scheduler") && !$0.id.hasPrefix(dead.name + "-") }
             })
+        } catch {
+            Issue.record("\(error)\n\(cluster.logs)")
+        }
+        await cluster.shutdown()
+    }
+}
+
+/// A database outage: the PostgreSQL server of the nodes is stopped under load and started again. It is a
+/// server of this test's own (scripts/postgres-test.sh), so the other tests' server stays up.
+extension MultiNodeTests {
+    /// A throwaway PostgreSQL server: `down()` stops it (data kept), `up()` starts it again.
+    struct OwnServer {
+        static let script = MultiNodeTests.root.appendingPathComponent("scripts/postgres-test.sh").path
+        let url: String
+        let directory: String
+
+        static func start() throws -> OwnServer {
+            let exports = try run(["start"])
+            func value(_ name: String) -> String? {
+                exports.split(separator: "\n").first { $0.hasPrefix("export \(name)=") }
+                    .map { String($0.dropFirst("export \(name)=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "'")) }
+            }
+            guard let url = value("HERALD_TEST_POSTGRES_URL"), let directory = value("HERALD_TEST_POSTGRES_DIR") else {
+                throw TestFailure("postgres-test.sh start printed no URL: \(exports)")
+            }
+            return OwnServer(url: url, directory: directory)
+        }
+
+        @discardableResult
+        static func run(_ arguments: [String]) throws -> String {
+            // posix_spawn and waitpid, not Foundation's Process: the server the script starts would inherit
+            // the descriptor Process watches for the child's exit, and the wait would last until it stops.
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("herald-pg-out-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: file) }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 1, file.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            let argv = ([script] + arguments).map { strdup($0) } + [nil]
+            defer { for p in argv { free(p) } }
+            var pid = pid_t()
+            guard posix_spawn(&pid, script, &actions, nil, argv, environ) == 0 else { throw TestFailure("cannot run \(script)") }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            guard status == 0 else { throw TestFailure("postgres-test.sh \(arguments) failed (\(status))") }
+            return try String(contentsOf: file, encoding: .utf8)
+        }
+
+        func down() throws { try Self.run(["down", directory]) }
+        func up() throws { try Self.run(["up", directory]) }
+        func stop() { _ = try? Self.run(["stop", directory]) }
+    }
+
+    /// What the load saw: pushes accepted (by idempotency key) and the first 503's body.
+    final class Load: @unchecked Sendable {
+        private let lock = NSLock()
+        private var _accepted: [String] = []
+        private var _unavailable: [String: Any]?
+        var accepted: [String] { lock.withLock { _accepted } }
+        var unavailable: [String: Any]? { lock.withLock { _unavailable } }
+        func accept(_ id: String) { lock.withLock { _accepted.append(id) } }
+        func saw503(_ body: [String: Any]) { lock.withLock { if _unavailable == nil { _unavailable = body } } }
+    }
+
+    @Test func aDatabaseRestartUnderLoadAnswers503MeanwhileAndLosesOrRepeatsNothing() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary), "build first: swift build (make test does)")
+        let server = try OwnServer.start()
+        defer { server.stop() }
+        let devices = 2000
+        let cluster = try await Cluster(devices: devices, storeURL: server.url)
+        do {
+            try await cluster.start(["o1", "o2"])
+            let app = try await cluster.makeApp(via: cluster.nodes[0])
+            let apis = cluster.nodes.map { API(port: $0.port, key: app.master) }
+            let load = Load()
+            // One push after another, to both nodes; a 503 is retried with the same idempotency key, as a
+            // client should, until it is accepted.
+            let sending = Task {
+                var n = 0
+                while !Task.isCancelled {
+                    n += 1
+                    while !Task.isCancelled {
+                        let (status, body) = (try? await apis[n % 2].call("POST", "/v1/pushes", ["target": ["tags": ["everyone"]], "content": ["alert": "load \(n)"],
+                                                                                                  "idempotencyKey": "load-\(n)"])) ?? (0, nil)
+                        if status == 202 || status == 200, let id = (body as? [String: Any])?["id"] as? String { load.accept(id); break }
+                        if status == 503, let body = body as? [String: Any] { load.saw503(body) }
+                        try? await Task.sleep(for: .milliseconds(200))
+                    }
+                    try? await Task.sleep(for: .milliseconds(300))
+                }
+            }
+            #expect(await Self.waitUntil(seconds: 120) { load.accepted.count >= 3 })
+            try server.down()
+            #expect(await Self.waitUntil(seconds: 60) { load.unavailable != nil }, "a 503 while the database is down")
+            try await Task.sleep(for: .seconds(5))
+            let acceptedDuringOutage = load.accepted.count
+            try server.up()
+            #expect(await Self.waitUntil(seconds: 120) { load.accepted.count >= acceptedDuringOutage + 3 }, "\(cluster.logs)")
+            sending.cancel()
+            await sending.value
+
+            let error = try #require(load.unavailable?["error"] as? [String: Any])
+            #expect(error["code"] as? String == "database_unavailable")
+            #expect((error["message"] as? String)?.contains("cannot reach its database") == true)
+            let pushes = load.accepted
+            #expect(Set(pushes).count == pushes.count, "one push per idempotency key")
+            for id in pushes {
+                #expect(await Self.waitUntil(seconds: 300) { try await apis[0].status(id)["status"] as? String == "done" }, "\(id)\n\(cluster.logs)")
+                #expect((try await apis[0].status(id)["counts"] as? [String: Any])?["sent"] as? Int == devices)
+            }
+            #expect(cluster.simulator.statistics.accepted == pushes.count * devices, "each push reached each device once")
+            #expect(Self.extra(cluster.simulator) == 0)
         } catch {
             Issue.record("\(error)\n\(cluster.logs)")
         }

@@ -77,6 +77,7 @@ final class APIHandler: Sendable {
                 if let domain = ServiceError(error) {
                     // The store's own detail (which disk, which limit) is for the operator, not the caller.
                     if domain.kind == .storageFull { log(.error, "\(request.method) \(route.pattern) answered 507: \(error)") }
+                    if domain.kind == .unavailable { log(.error, "\(request.method) \(route.pattern) answered 503: \(error)") }
                     return (.error(APIError(domain)), route.pattern)
                 }
                 // Details go to the operator's log, not to the caller.
