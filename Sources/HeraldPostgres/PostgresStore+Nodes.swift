@@ -36,7 +36,12 @@ extension PostgresStore {
     public func rescueExpiredNodes(now: Date) async throws -> RescueReport {
         try await database.write { db in
             // Locked, so two rescuers (a lease handed over mid-rescue) take a node's work back once.
-            let dead = try db.all("SELECT id FROM nodes WHERE expires_at < $1 ORDER BY id FOR UPDATE SKIP LOCKED", [now.pg]) { $0.text(0) }
+            let expired = try db.all("SELECT id FROM nodes WHERE expires_at < $1 ORDER BY id FOR UPDATE SKIP LOCKED", [now.pg]) { $0.text(0) }
+            let unregistered = try db.all("""
+                SELECT claimed_by FROM deliveries WHERE state = 1 AND claimed_by IS NOT NULL AND claimed_by NOT IN (SELECT id FROM nodes)
+                UNION SELECT fanout_node FROM pushes WHERE fanout_node IS NOT NULL AND fanout_node NOT IN (SELECT id FROM nodes)
+                """) { $0.text(0) }
+            let dead = (expired + unregistered).sorted()
             guard !dead.isEmpty else { return RescueReport() }
             let list = PGArray.text(dead)
             let deliveries = try db.execute("""

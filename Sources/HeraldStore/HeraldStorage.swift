@@ -87,8 +87,10 @@ public protocol HeraldStorage: Sendable {
     /// Takes the named lease for this node until `until`, or extends it, when it is free, expired or
     /// already this node's; returns whether this node holds it. Atomic: two nodes never both hold it.
     func acquireLease(_ name: String, now: Date, until: Date) async throws -> Bool
-    /// In one transaction: for every node whose lease expired before `now`, returns its in-flight deliveries
-    /// to the queue, frees the fan-outs and leases it held, and removes it. A delivery is rescued once.
+    /// In one transaction: for every node whose lease expired before `now`, and every node that holds claims
+    /// without being registered (a process gone before its first renewal, a tool), returns its in-flight
+    /// deliveries to the queue, frees the fan-outs and leases it held, and removes it. A delivery is rescued
+    /// once. With `.distantPast`, only the unregistered nodes' claims are rescued.
     func rescueExpiredNodes(now: Date) async throws -> RescueReport
     /// Gives this node's work back at once (a clean stop): its in-flight deliveries to the queue, its
     /// fan-outs and leases free; its registration is removed. Returns the deliveries released.

@@ -28,7 +28,12 @@ extension SQLiteStore {
 
     public func rescueExpiredNodes(now: Date) async throws -> RescueReport {
         try await database.write { db in
-            let dead = try db.all("SELECT id FROM nodes WHERE expires_at < ? ORDER BY id", [now.sql]) { $0.text(0) }
+            let expired = try db.all("SELECT id FROM nodes WHERE expires_at < ? ORDER BY id", [now.sql]) { $0.text(0) }
+            let unregistered = try db.all("""
+                SELECT claimed_by FROM deliveries WHERE state = 1 AND claimed_by IS NOT NULL AND claimed_by NOT IN (SELECT id FROM nodes)
+                UNION SELECT fanout_node FROM pushes WHERE fanout_node IS NOT NULL AND fanout_node NOT IN (SELECT id FROM nodes)
+                """) { $0.text(0) }
+            let dead = (expired + unregistered).sorted()
             guard !dead.isEmpty else { return RescueReport() }
             let list = SQLValue.text(String(decoding: try JSONSerialization.data(withJSONObject: dead), as: UTF8.self))
             let deliveries = try db.execute("""

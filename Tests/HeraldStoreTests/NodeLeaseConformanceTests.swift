@@ -63,6 +63,20 @@ import Testing
         #expect(try await a.renewNode(now: expired, until: expired + Self.lease).wasRegistered == false)
     }
 
+    @Test(arguments: StoreKind.available) func claimsOfANodeThatNeverRegisteredAreRescuedAtOnce(_ kind: StoreKind) async throws {
+        let (a, b) = try await twoNodes(kind)
+        try await queueAll(a)
+        _ = try await b.renewNode(now: t0, until: t0 + Self.lease)
+        // a claims without ever registering (a tool, a process gone before its first renewal).
+        #expect(try await a.claimFanOut(pushID: "p1", now: t0))
+        #expect(try await a.claimDeliveries(pushID: "p1", limit: 2, now: t0).count == 2)
+        #expect(try await b.claimDeliveries(pushID: "p1", limit: 1, now: t0).count == 1)
+        // Only unregistered claims: b's lease has not expired, and would not be rescued even if it had.
+        #expect(try await b.rescueExpiredNodes(now: .distantPast) == RescueReport(nodes: ["node-a"], deliveries: 2, fanOuts: 1))
+        #expect(try await b.nodes().map(\.inFlight) == [1])
+        #expect(try await b.claimDeliveries(pushID: "p1", limit: 10, now: t0).count == 4)
+    }
+
     @Test(arguments: StoreKind.available) func aNamedLeaseIsHeldByOneNodeUntilItExpiresOrIsReleased(_ kind: StoreKind) async throws {
         let (a, b) = try await twoNodes(kind, installations: 0)
         #expect(try await a.acquireLease("scheduler", now: t0, until: t0 + Self.lease))

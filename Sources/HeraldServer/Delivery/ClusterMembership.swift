@@ -19,7 +19,8 @@ final class ClusterMembership: Sendable {
         var task: Task<Void, Never>?
         var watch: (any WorkWatch)?
         var liveNodes = 1
-        var isLeader = false
+        /// Until `start`, the engine is driven by hand (`runUntilIdle`, tests and tools) and acts alone.
+        var isLeader = true
         /// Since when renewals have succeeded without a failure in between.
         var connectedSince: Date?
         var registered = false
@@ -36,6 +37,7 @@ final class ClusterMembership: Sendable {
 
     /// Registers the node, then renews in the background; `wake` is called when other nodes announce work.
     func start(wake: @escaping @Sendable () -> Void) async {
+        state.withLock { $0.isLeader = false }
         await heartbeat()
         let watch = try? await store.watchForWork(wake)
         let interval = env.configuration.renewSeconds

@@ -59,7 +59,6 @@ public final class DeliveryEngine: Sendable {
 
     func startLoop() {
         let task = Task { [self] in
-            await cluster?.start(wake: { [weak self] in self?.wake() })
             var failures = FailureLog()
             while !state.withLock({ $0.stopping }) {
                 let worked: Bool
@@ -77,6 +76,12 @@ public final class DeliveryEngine: Sendable {
             }
         }
         state.withLock { $0.loop = task }
+    }
+
+    /// With other nodes on the database: registers this node and starts renewing its lease and hearing
+    /// their wake-ups. Before `startLoop`.
+    func joinCluster() async {
+        await cluster?.start(wake: { [weak self] in self?.wake() })
     }
 
     /// Stops claiming new work, waits (up to the grace period) for batches in flight, then returns any
