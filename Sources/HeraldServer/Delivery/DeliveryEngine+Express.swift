@@ -35,6 +35,7 @@ extension DeliveryEngine {
                 state.withLock { s in
                     s.owners.removeValue(forKey: push.id)
                     s.express.removeValue(forKey: push.id)
+                    s.handedBack.insert(push.id)
                 }
                 if handBack { wake() }
             }

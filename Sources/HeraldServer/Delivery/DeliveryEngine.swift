@@ -43,6 +43,12 @@ public final class DeliveryEngine: Sendable {
         var owners: [String: Owner] = [:]
         /// Express tasks running, so `stop()` waits for their batches as for a round's.
         var express: [String: Task<Void, Never>] = [:]
+        /// Pushes the express lane handed back since the round began reading: the round's copy of them is
+        /// older than their first page, so they wait for the next round.
+        var handedBack: Set<String> = []
+        /// Pushes whose page write was refused (it did not start at the stored cursor): whatever the engine
+        /// read ahead of them is dropped, and their fan-out goes on from the stored cursor.
+        var refused: Set<String> = []
     }
     typealias SentPage = (page: FanOutPage, outcomes: [DeliveryOutcome])
     let state = Mutex(State())
@@ -175,6 +181,7 @@ public final class DeliveryEngine: Sendable {
             worked = promoted > 0
             try await purgeIfDue(now: now)
         }
+        state.withLock { $0.handedBack.removeAll() }
         let stored = try await env.store.activePushes()
         dropFinishedPlans(active: Set(stored.map(\.id)))
         let active = takeForRounds(stored)
@@ -278,7 +285,15 @@ public final class DeliveryEngine: Sendable {
         var finishing = Set(active.filter(\.fanoutDone).map(\.id)).union(written)
         for page in pages.values {
             if page.unsaved != nil {
-                state.withLock { $0.sentPages[page.plan.push.id] = (page, outcomes[page.plan.push.id] ?? []) }
+                state.withLock { s in
+                    // A page after a refused one does not start at the stored cursor either: it went out, but it is
+                    // not written, and the fan-out resumes from the stored cursor (sending those members again).
+                    if s.refused.remove(page.plan.push.id) != nil {
+                        s.nextPages[page.plan.push.id] = nil
+                    } else {
+                        s.sentPages[page.plan.push.id] = (page, outcomes[page.plan.push.id] ?? [])
+                    }
+                }
                 worked = true
             } else if page.done {
                 finishing.insert(page.plan.push.id)
@@ -373,7 +388,7 @@ public final class DeliveryEngine: Sendable {
     private func takeForRounds(_ active: [PushRecord]) -> [PushRecord] {
         state.withLock { s in
             active.filter { push in
-                if s.owners[push.id] == .express { return false }
+                if s.owners[push.id] == .express || s.handedBack.contains(push.id) { return false }
                 s.owners[push.id] = .rounds
                 return true
             }
