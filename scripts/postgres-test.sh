@@ -6,6 +6,8 @@
 #   eval "$(scripts/postgres-test.sh start)"   # prints `export HERALD_TEST_POSTGRES_URL=...` and the directory
 #   scripts/postgres-test.sh stop "$HERALD_TEST_POSTGRES_DIR"
 #   scripts/postgres-test.sh run COMMAND...     # start, run COMMAND with the URL set, stop even when it fails
+#   scripts/postgres-test.sh down|up "$HERALD_TEST_POSTGRES_DIR"   # stop the server (data kept) / start it
+#                                               # again on the same port (tests of a database outage)
 #
 # initdb refuses to run as root and CI runs as root: the server then runs as the `postgres` system user
 # (created when missing). Everything it prints besides the exports goes to stderr.
@@ -43,8 +45,8 @@ start() {
   for _ in 1 2 3 4 5; do
     port=$(free_port)
     # fsync off: the cluster is thrown away, and on a shared 2-core machine durability only costs time.
-    if as_owner "'$PGBIN/pg_ctl' -D '$dir/data' -l '$dir/server.log' -w -t 60 \
-        -o \"-p $port -k $dir/sock -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200\" start" >&2; then
+    echo "-p $port -k $dir/sock -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" >"$dir/options"
+    if up "$dir"; then
       echo "export HERALD_TEST_POSTGRES_URL='postgresql://postgres@127.0.0.1:$port/postgres'"
       echo "export HERALD_TEST_POSTGRES_DIR='$dir'"
       return 0
@@ -53,6 +55,16 @@ start() {
   done
   echo "postgres-test: no free port found" >&2
   exit 1
+}
+
+# Starts the server of `dir` with the options it was first started with.
+up() {
+  as_owner "'$PGBIN/pg_ctl' -D '$1/data' -l '$1/server.log' -w -t 60 -o \"$(cat "$1/options")\" start" >&2
+}
+
+# Stops the server of `dir` (fast: clients are disconnected), keeping its data for `up`.
+down() {
+  as_owner "'$PGBIN/pg_ctl' -D '$1/data' -m fast -w stop" >&2
 }
 
 stop() {
@@ -76,6 +88,8 @@ run() {
 case "${1:-}" in
   start) start ;;
   stop) stop "${2:-}" ;;
+  up) up "${2:?usage: $0 up DIRECTORY}" ;;
+  down) down "${2:?usage: $0 down DIRECTORY}" ;;
   run) shift; [ $# -gt 0 ] || { echo "usage: $0 run COMMAND..." >&2; exit 2; }; run "$@" ;;
-  *) echo "usage: $0 start | stop [directory] | run COMMAND..." >&2; exit 2 ;;
+  *) echo "usage: $0 start | stop [directory] | up|down DIRECTORY | run COMMAND..." >&2; exit 2 ;;
 esac

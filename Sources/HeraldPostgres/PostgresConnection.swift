@@ -19,6 +19,12 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     var isStorageFull: Bool { sqlState == "53100" }
     /// Another transaction changed what this one relied on; running the whole transaction again is safe.
     var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
+    /// The server cannot be reached or dropped the connection: libpq's own failures (no SQLSTATE), class 08
+    /// (connection exception), and the server shutting down or restarting (57P01-57P03).
+    var isConnectionFailure: Bool {
+        guard let sqlState else { return true }
+        return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(sqlState)
+    }
 }
 
 /// One libpq connection. Not thread-safe by itself: `PostgresDatabase` lends it to one caller at a time and
@@ -55,7 +61,9 @@ final class PostgresConnection: @unchecked Sendable {
     /// Reconnects when the server closed the connection (a restart, an idle timeout): a pooled connection
     /// should not fail its next caller for what happened while it sat idle.
     func ensureOpen() throws {
-        if let handle, PQstatus(handle) == CONNECTION_OK { return }
+        // Reading what the server sent while the connection sat idle (nothing, or its goodbye when it shut
+        // down) tells a live connection from one closed at the other end, without a round trip.
+        if let handle, PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK { return }
         try connect()
     }
 

@@ -58,8 +58,17 @@ final class PostgresDatabase: Sendable {
         waiter?.resume(returning: index)
     }
 
-    /// Lends a connection to `body` on that connection's queue.
+    /// Lends a connection to `body` on that connection's queue. A lost or refused connection is
+    /// `StoreError.unavailable`; the connection is opened again on its next use.
     func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        do {
+            return try await lend(body)
+        } catch let error as PostgresError where error.isConnectionFailure {
+            throw StoreError.unavailable(error.message)
+        }
+    }
+
+    private func lend<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         let index = await acquire()
         defer { release(index) }
         let slot = slots[index]

@@ -85,6 +85,17 @@ enum PostgresSchema {
                 PRIMARY KEY (app_id, provider));
             CREATE UNIQUE INDEX compat_identities_public ON compat_identities(provider, public_id);
             """),
+        // Nodes and leases: each claim (a delivery in flight, a push's fan-out) names the node that made it,
+        // and a node's claims last while its row in `nodes` has not expired (PostgresStore+Nodes).
+        Migration(version: 4, name: "nodes, leases, claims recorded by node", sql: """
+            CREATE TABLE nodes (id text COLLATE "C" PRIMARY KEY, started_at double precision NOT NULL,
+                                expires_at double precision NOT NULL);
+            CREATE TABLE leases (name text COLLATE "C" PRIMARY KEY, node text COLLATE "C" NOT NULL,
+                                 expires_at double precision NOT NULL);
+            ALTER TABLE deliveries ADD COLUMN claimed_by text COLLATE "C";
+            ALTER TABLE pushes ADD COLUMN fanout_node text COLLATE "C";
+            CREATE INDEX pushes_fanout_node ON pushes(fanout_node) WHERE fanout_node IS NOT NULL;
+            """),
         Migration(version: 5, name: "jpush schedules", sql: """
             CREATE TABLE jpush_schedules (
                 app_id text COLLATE "C" NOT NULL REFERENCES apps(id) ON DELETE CASCADE, id text COLLATE "C" NOT NULL,

@@ -102,8 +102,9 @@ extension PostgresStore {
             var claimed: [ClaimedDelivery] = []
             if !planned.isEmpty {
                 let ids = try db.all("""
-                    INSERT INTO deliveries (push_id, seq, installation_id, device_token, environment, variant, badge, state, not_before, updated_at)
-                    SELECT $1, r.seq, r.installation_id, r.device_token, r.environment, r.variant, r.badge, r.state, r.not_before, $9
+                    INSERT INTO deliveries (push_id, seq, installation_id, device_token, environment, variant, badge, state, not_before, updated_at, claimed_by)
+                    SELECT $1, r.seq, r.installation_id, r.device_token, r.environment, r.variant, r.badge, r.state, r.not_before, $9,
+                           CASE WHEN r.state = 1 THEN $11::text END
                     FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::smallint[], $10::float8[])
                       AS r(seq, installation_id, device_token, environment, variant, badge, state, not_before)
                     RETURNING seq, id
@@ -111,7 +112,7 @@ extension PostgresStore {
                           PGArray.text(planned.map { Optional($0.deviceToken) }), PGArray.text(planned.map { Optional($0.environment) }),
                           PGArray.text(planned.map { Optional($0.variant) }), PGArray.int(planned.map { badges[$0.seq].map(Int64.init) }),
                           PGArray.int(inFlight.map { $0 ? Int64(1) : 0 }), now.pg,
-                          PGArray.double(planned.map { $0.notBefore.timeIntervalSince1970 })]) {
+                          PGArray.double(planned.map { $0.notBefore.timeIntervalSince1970 }), .text(self.node)]) {
                     ($0.int64(0), $0.int64(1))
                 }
                 // Rows are matched to their ids by installation (one row per installation and page), not by
@@ -135,11 +136,11 @@ extension PostgresStore {
     public func claimDeliveries(pushID: String, limit: Int, now: Date) async throws -> [ClaimedDelivery] {
         try await database.write { db in
             try db.all("""
-                UPDATE deliveries SET state = 1, updated_at = $2
+                UPDATE deliveries SET state = 1, updated_at = $2, claimed_by = $4
                 WHERE id IN (SELECT id FROM deliveries WHERE push_id = $1 AND state = 0 AND not_before <= $2
                              ORDER BY not_before, id LIMIT $3 FOR UPDATE SKIP LOCKED)
                 RETURNING id, seq, installation_id, device_token, environment, variant, badge, attempts
-                """, [.text(pushID), now.pg, .int(limit)]) { r in
+                """, [.text(pushID), now.pg, .int(limit), .text(self.node)]) { r in
                 ClaimedDelivery(id: r.int64(0), seq: r.int64(1), installationID: r.text(2), deviceToken: r.text(3),
                                 environment: r.text(4), variant: r.text(5), badge: r.optionalInt(6), attempts: r.int(7))
             }.sorted { $0.id < $1.id }
@@ -272,10 +273,11 @@ extension PostgresStore {
         }
     }
 
-    /// Returns every in-flight delivery to pending: after a crash or at shutdown, nothing claimed is lost.
-    /// (One node: with several, this would take back other nodes' work; leases replace it there.)
+    /// Returns every in-flight delivery to pending, whichever node claimed it. Only for a database no node
+    /// is using (tools, tests): running nodes give work back with `releaseNode` and rescue each other's
+    /// with `rescueExpiredNodes`.
     public func releaseInFlight() async throws -> Int {
-        try await database.write { try $0.execute("UPDATE deliveries SET state = 0 WHERE state = 1") }
+        try await database.write { try $0.execute("UPDATE deliveries SET state = 0, claimed_by = NULL WHERE state = 1") }
     }
 
     public func deliveries(pushID: String, state: DeliveryState?, afterID: Int64, limit: Int) async throws -> [DeliveryRecord] {

@@ -12,9 +12,15 @@ import HeraldStore
 /// it leaves out. TLS is whatever `sslmode` asks for.
 public final class PostgresStore: HeraldStorage {
     let database: PostgresDatabase
+    let conninfo: String
+    public let node: String
+    public var isShared: Bool { true }
 
-    /// Connects, then applies pending migrations (once, even when several nodes start together).
-    public init(url: String, poolSize: Int = 4, now: Date = Date()) async throws {
+    /// Connects, then applies pending migrations (once, even when several nodes start together). Claims
+    /// made through this store are recorded under `node`.
+    public init(url: String, poolSize: Int = 4, now: Date = Date(), node: String = NodeIdentity.make()) async throws {
+        self.node = node
+        conninfo = url
         do {
             database = try PostgresDatabase(conninfo: url, size: max(1, poolSize))
         } catch let error as PostgresError {

@@ -110,6 +110,14 @@ enum SQLiteSchema {
                 PRIMARY KEY (app_id, provider));
             CREATE UNIQUE INDEX compat_identities_public ON compat_identities(provider, public_id);
             """),
+        // Nodes and leases: who claimed a delivery or a fan-out, and until when that node is alive. One
+        // node uses a SQLite file, but the contract (and its conformance suite) is the same as PostgreSQL's.
+        Migration(version: 8, name: "nodes, leases, claims recorded by node", sql: """
+            CREATE TABLE nodes (id TEXT PRIMARY KEY, started_at REAL NOT NULL, expires_at REAL NOT NULL);
+            CREATE TABLE leases (name TEXT PRIMARY KEY, node TEXT NOT NULL, expires_at REAL NOT NULL);
+            ALTER TABLE deliveries ADD COLUMN claimed_by TEXT;
+            ALTER TABLE pushes ADD COLUMN fanout_node TEXT;
+            """),
         Migration(version: 9, name: "jpush schedules", sql: """
             CREATE TABLE jpush_schedules (
                 app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE, id TEXT NOT NULL, name TEXT NOT NULL,

@@ -121,10 +121,11 @@ extension SQLiteStore {
                 }
                 let inFlight = claimed.count < claim && d.notBefore <= now
                 try db.execute("""
-                    INSERT INTO deliveries (push_id, seq, installation_id, device_token, environment, variant, badge, state, not_before, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO deliveries (push_id, seq, installation_id, device_token, environment, variant, badge, state, not_before, updated_at, claimed_by)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, [.text(pushID), .integer(d.seq), .text(d.installationID), .text(d.deviceToken), .text(d.environment),
-                          .text(d.variant), .optionalInt(badgeValue), .bool(inFlight), d.notBefore.sql, now.sql])
+                          .text(d.variant), .optionalInt(badgeValue), .bool(inFlight), d.notBefore.sql, now.sql,
+                          inFlight ? .text(self.node) : .null])
                 if inFlight {
                     claimed.append(ClaimedDelivery(id: db.lastInsertRowID, seq: d.seq, installationID: d.installationID, deviceToken: d.deviceToken,
                                                    environment: d.environment, variant: d.variant, badge: badgeValue, attempts: 0))
@@ -142,10 +143,10 @@ extension SQLiteStore {
     public func claimDeliveries(pushID: String, limit: Int, now: Date) async throws -> [ClaimedDelivery] {
         try await database.write { db in
             try db.all("""
-                UPDATE deliveries SET state = 1, updated_at = ?2
+                UPDATE deliveries SET state = 1, updated_at = ?2, claimed_by = ?4
                 WHERE id IN (SELECT id FROM deliveries WHERE push_id = ?1 AND state = 0 AND not_before <= ?2 ORDER BY not_before, id LIMIT ?3)
                 RETURNING id, seq, installation_id, device_token, environment, variant, badge, attempts
-                """, [.text(pushID), now.sql, .int(limit)]) { r in
+                """, [.text(pushID), now.sql, .int(limit), .text(self.node)]) { r in
                 ClaimedDelivery(id: r.int64(0), seq: r.int64(1), installationID: r.text(2), deviceToken: r.text(3),
                                 environment: r.text(4), variant: r.text(5), badge: r.optionalInt(6), attempts: r.int(7))
             }.sorted { $0.id < $1.id }

@@ -5,10 +5,14 @@ import HeraldStore
 /// lists travel as one JSON array parameter read with `json_each`, so no SQL text is ever built from input.
 public final class SQLiteStore: HeraldStorage {
     let database: SQLiteDatabase
+    public let node: String
+    public var isShared: Bool { false }
 
     /// Opens the database at `path` and applies pending migrations. `storageChanged` hears when writes
-    /// start failing for lack of space and when they succeed again (nil).
-    public init(path: String, now: Date = Date(), storageChanged: @escaping @Sendable (StoreError?) -> Void = { _ in }) async throws {
+    /// start failing for lack of space and when they succeed again (nil). Claims are recorded under `node`.
+    public init(path: String, now: Date = Date(), node: String = NodeIdentity.make(),
+                storageChanged: @escaping @Sendable (StoreError?) -> Void = { _ in }) async throws {
+        self.node = node
         database = try SQLiteDatabase(path: path, storageChanged: storageChanged)
         let stamp = now.timeIntervalSince1970
         _ = try await database.withWriter { try Migrator.migrate($0, migrations: SQLiteSchema.migrations, now: stamp) }

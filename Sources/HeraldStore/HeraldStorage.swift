@@ -153,4 +153,49 @@ public protocol HeraldStorage: Sendable {
     func jpushScheduleCount(appID: String) async throws -> Int
     /// False when there was no such schedule. Deleting the app deletes its schedules too.
     func deleteJPushSchedule(appID: String, id: String) async throws -> Bool
+
+    // MARK: - Nodes and leases (several `herald serve` nodes on one database)
+    // A node is one process. Every claim made through a store (a delivery in flight, the fan-out of a
+    // push) is recorded under the store's `node`, and lasts while that node's lease does: a live node renews
+    // its lease, and once it expires another node rescues the work. Times come from the nodes' clocks,
+    // which must agree to well within a lease (NTP).
+
+    /// The node claims made through this store are recorded under (`NodeIdentity.make`).
+    var node: String { get }
+    /// True when other nodes may share the database (PostgreSQL): claims then go by leases, and only the
+    /// holder of the `scheduler` lease promotes and rescues. False for SQLite (one node per file; a start
+    /// returns whatever is in flight with `releaseInFlight`).
+    var isShared: Bool { get }
+    /// Registers this node or extends its lease to `until`, in one statement. `wasRegistered` is false on
+    /// the first call and after the node's work was rescued. Idempotent.
+    func renewNode(now: Date, until: Date) async throws -> NodeRenewal
+    /// Takes the named lease for this node until `until`, or extends it, when it is free, expired or
+    /// already this node's; returns whether this node holds it. Atomic: two nodes never both hold it.
+    func acquireLease(_ name: String, now: Date, until: Date) async throws -> Bool
+    /// In one transaction: for every node whose lease expired before `now`, and every node that holds claims
+    /// without being registered (a process gone before its first renewal, a tool), returns its in-flight
+    /// deliveries to the queue, frees the fan-outs and leases it held, and removes it. A delivery is rescued
+    /// once. With `.distantPast`, only the unregistered nodes' claims are rescued.
+    func rescueExpiredNodes(now: Date) async throws -> RescueReport
+    /// Gives this node's work back at once (a clean stop): its in-flight deliveries to the queue, its
+    /// fan-outs and leases free; its registration is removed. Returns the deliveries released.
+    func releaseNode(now: Date) async throws -> Int
+    /// Takes the fan-out of up to `limit` queued or sending pushes that no node fans out (skipping rows
+    /// another node is taking), then returns the ids of every unfinished fan-out that is this node's.
+    /// A fan-out belongs to one node at a time, so no page is read and sent by two nodes.
+    func claimFanOuts(limit: Int, now: Date) async throws -> Set<String>
+    /// Takes the fan-out of one push when no node holds it (or this node does); returns whether it is this node's.
+    func claimFanOut(pushID: String, now: Date) async throws -> Bool
+    /// The registered nodes, oldest first, with what each holds (for monitoring and tests).
+    func nodes() async throws -> [NodeRecord]
+    /// Tells the other nodes that work was added (a push accepted or promoted, work rescued). No-op on SQLite.
+    func announceWork() async throws
+    /// Calls `onWork` (on a thread of the store's) whenever another node announces work, until the returned
+    /// watch is stopped. Nil when the store has no other nodes to hear from (SQLite).
+    func watchForWork(_ onWork: @escaping @Sendable () -> Void) async throws -> (any WorkWatch)?
+}
+
+/// A running `watchForWork`; `stop()` ends it and waits until `onWork` is no longer called.
+public protocol WorkWatch: Sendable {
+    func stop() async
 }

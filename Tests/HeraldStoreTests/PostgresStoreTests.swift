@@ -13,7 +13,7 @@ import Testing
             for _ in 0..<4 { group.addTask { try await PostgresStore(url: url, poolSize: 1).schemaVersion() } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(versions == Array(repeating: PostgresSchema.migrations.last!.version, count: 4))
+        #expect(versions == Array(repeating: PostgresSchema.migrations.map(\.version).max()!, count: 4))
         let store = try await PostgresStore(url: url, poolSize: 1)
         let rows = try await store.database.read { try $0.first("SELECT count(*) FROM schema_migrations") { $0.int(0) } }
         #expect(rows == PostgresSchema.migrations.count)

@@ -20,12 +20,12 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-store-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             let path = dir.appendingPathComponent("herald.sqlite").path
-            return TestStore(store: try await SQLiteStore(path: path), schemaVersion: SQLiteSchema.migrations.last!.version,
-                             reopen: { try await SQLiteStore(path: path) })
+            return TestStore(store: try await SQLiteStore(path: path), schemaVersion: SQLiteSchema.migrations.map(\.version).max()!,
+                             reopen: { try await SQLiteStore(path: path) }, openAsNode: { try await SQLiteStore(path: path, node: $0) })
         case .postgres:
             let url = try await TestPostgres.freshDatabase()
-            return TestStore(store: try await PostgresStore(url: url), schemaVersion: PostgresSchema.migrations.last!.version,
-                             reopen: { try await PostgresStore(url: url) })
+            return TestStore(store: try await PostgresStore(url: url), schemaVersion: PostgresSchema.migrations.map(\.version).max()!,
+                             reopen: { try await PostgresStore(url: url) }, openAsNode: { try await PostgresStore(url: url, node: $0) })
         }
     }
 }
@@ -35,6 +35,8 @@ struct TestStore: Sendable {
     /// The newest migration of this kind of store (each engine numbers its own).
     let schemaVersion: Int
     let reopen: @Sendable () async throws -> any HeraldStorage
+    /// The same database through another store whose claims are recorded under the given node.
+    let openAsNode: @Sendable (String) async throws -> any HeraldStorage
 }
 
 /// The PostgreSQL server for tests. Each test gets a database of its own, so tests run in parallel and

@@ -140,7 +140,7 @@ extension DeliveryEngine {
         do {
             try await retrying { _ = try await env.store.recordOutcomes(pushID: pushID, outcomes: outcomes, now: env.clock.now()) }
         } catch {
-            if error.isStorageFull { state.withLock { $0.unrecordedOutcomes.append((pushID, outcomes)) } }
+            if error.isStoreOutage { state.withLock { $0.unrecordedOutcomes.append((pushID, outcomes)) } }
             throw error
         }
         outcomesRecorded(pushID: pushID)
@@ -161,7 +161,7 @@ extension DeliveryEngine {
             do { return try await write() } catch {
                 attempt += 1
                 // A full disk stays full for longer than these retries; the caller keeps what it could not write.
-                if attempt >= 5 || error.isStorageFull { throw error }
+                if attempt >= 5 || error.isStoreOutage { throw error }
                 try? await Task.sleep(for: .milliseconds(100 * attempt))
             }
         }

@@ -20,6 +20,8 @@ extension DeliveryEngine {
     /// A push was stored and accepted: sends its first batch now when the background loop runs and the
     /// lane has room, or else wakes the loop. `app` is the record the API just read.
     public func submitted(_ push: PushRecord, app: AppRecord) {
+        // Other nodes hear of it too: one of them takes the fan-out if this node does not.
+        if env.store.isShared { Task { [env] in try? await env.store.announceWork() } }
         guard push.status == .queued, !push.fanoutDone else { return wake() }
         let admitted = state.withLock { s -> Bool in
             guard s.loop != nil, !s.stopping, s.owners[push.id] == nil, s.express.count < expressLimit else { return false }
@@ -33,6 +35,7 @@ extension DeliveryEngine {
                 state.withLock { s in
                     s.owners.removeValue(forKey: push.id)
                     s.express.removeValue(forKey: push.id)
+                    s.handedBack.insert(push.id)
                 }
                 if handBack { wake() }
             }
@@ -47,6 +50,8 @@ extension DeliveryEngine {
         do {
             guard let plan = try await plan(for: push, app: app) else { return false }
             let now = env.clock.now()
+            // Another node may have taken the fan-out already (it heard of the push by NOTIFY).
+            if env.store.isShared, try await !env.store.claimFanOut(pushID: push.id, now: now) { return false }
             // Asked for beside the audience: the reader answers both in one go, one wait instead of two.
             async let credentials = env.store.credentials(appID: app.id)
             // One batch at most: the lane is for the first answer of a push, the rounds share the rest fairly.

@@ -94,6 +94,7 @@ extension DeliveryEngine {
         }
         if !written {
             env.log(.warning, "push \(pushID): a fan-out page after \(unsaved.after) no longer follows the stored cursor; it will be read again")
+            _ = state.withLock { $0.refused.insert(pushID) }
         }
         outcomesRecorded(pushID: pushID)
         return written

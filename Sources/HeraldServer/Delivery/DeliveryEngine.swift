@@ -12,6 +12,8 @@ public final class DeliveryEngine: Sendable {
     let env: ServiceEnvironment
     let transport: any PushTransport
     let backoff: Backoff
+    /// This node's lease and wake-ups when the store is shared by several nodes (PostgreSQL); nil on SQLite.
+    let cluster: ClusterMembership?
 
     struct State {
         var plans: [String: PushPlan] = [:]
@@ -41,6 +43,12 @@ public final class DeliveryEngine: Sendable {
         var owners: [String: Owner] = [:]
         /// Express tasks running, so `stop()` waits for their batches as for a round's.
         var express: [String: Task<Void, Never>] = [:]
+        /// Pushes the express lane handed back since the round began reading: the round's copy of them is
+        /// older than their first page, so they wait for the next round.
+        var handedBack: Set<String> = []
+        /// Pushes whose page write was refused (it did not start at the stored cursor): whatever the engine
+        /// read ahead of them is dropped, and their fan-out goes on from the stored cursor.
+        var refused: Set<String> = []
     }
     typealias SentPage = (page: FanOutPage, outcomes: [DeliveryOutcome])
     let state = Mutex(State())
@@ -50,6 +58,7 @@ public final class DeliveryEngine: Sendable {
         self.env = env
         self.transport = transport
         backoff = Backoff(base: env.configuration.retryBase, cap: env.configuration.retryCap)
+        cluster = env.store.isShared ? ClusterMembership(env: env) : nil
     }
 
     // MARK: - Background loop
@@ -73,6 +82,12 @@ public final class DeliveryEngine: Sendable {
             }
         }
         state.withLock { $0.loop = task }
+    }
+
+    /// With other nodes on the database: registers this node and starts renewing its lease and hearing
+    /// their wake-ups. Before `startLoop`.
+    func joinCluster() async {
+        await cluster?.start(wake: { [weak self] in self?.wake() })
     }
 
     /// Stops claiming new work, waits (up to the grace period) for batches in flight, then returns any
@@ -99,8 +114,9 @@ public final class DeliveryEngine: Sendable {
         }
         if (try? await writeUnwritten()) != nil { try? await writeSentPages() }
         // Outcomes still unwritten are lost with the process; their rows are released and sent again
-        // after the restart, as after a crash.
-        _ = try? await env.store.releaseInFlight()
+        // after the restart (or by another node), as after a crash. With other nodes on the database, only
+        // this node's claims are given back.
+        if let cluster { _ = await cluster.stop() } else { _ = try? await env.store.releaseInFlight() }
     }
 
     /// Wakes the loop at once (a push was accepted).
@@ -156,11 +172,24 @@ public final class DeliveryEngine: Sendable {
     private func round() async throws -> Bool {
         try await writeUnwritten()
         let now = env.clock.now()
-        var worked = try await env.store.promoteScheduled(now: now) > 0
-        try await purgeIfDue(now: now)
+        var worked = false
+        // With several nodes only the scheduler lease's holder promotes (one statement: a push is promoted
+        // once whoever runs it) and purges; the others hear of promoted pushes by NOTIFY.
+        if cluster?.isLeader ?? true {
+            let promoted = try await env.store.promoteScheduled(now: now)
+            if promoted > 0, cluster != nil { try? await env.store.announceWork() }
+            worked = promoted > 0
+            try await purgeIfDue(now: now)
+        }
+        state.withLock { $0.handedBack.removeAll() }
         let stored = try await env.store.activePushes()
         dropFinishedPlans(active: Set(stored.map(\.id)))
         let active = takeForRounds(stored)
+        // A fan-out is one node's at a time, so no page is read and sent by two; the others claim only
+        // queued rows of it. Nil: every fan-out is this node's (one node per database).
+        let owned: Set<String>? = cluster == nil || !active.contains(where: { !$0.fanoutDone }) ? nil
+            : try await env.store.claimFanOuts(limit: max(1, env.configuration.dispatchConcurrency), now: now)
+        let mayFanOut = { (id: String) in owned?.contains(id) ?? true }
         let (carried, sent) = state.withLock { s in
             defer { s.nextPages = [:]; s.sentPages = [:] }
             return (s.nextPages, s.sentPages)
@@ -188,7 +217,7 @@ public final class DeliveryEngine: Sendable {
         var pages: [String: FanOutPage] = [:]
         for (id, page) in carried {
             if let unsaved = page.unsaved {
-                guard !fannedOut.contains(id), cursors[id] == unsaved.after else { continue }
+                guard !fannedOut.contains(id), cursors[id] == unsaved.after, mayFanOut(id) else { continue }
             } else if !plans.contains(where: { $0.push.id == id }) {
                 plans.append(page.plan)
                 apps[page.app.id] = apps[page.app.id] ?? page.app
@@ -200,7 +229,7 @@ public final class DeliveryEngine: Sendable {
         // With fewer pushes than transport slots, a push may use several slots (claims never overlap).
         let concurrency = max(1, env.configuration.dispatchConcurrency)
         let perPush = plans.isEmpty ? 0 : max(1, concurrency / plans.count)
-        for plan in plans where pages[plan.push.id] == nil && !fannedOut.contains(plan.push.id) {   // (a cached plan's record is from its first round)
+        for plan in plans where pages[plan.push.id] == nil && !fannedOut.contains(plan.push.id) && mayFanOut(plan.push.id) {   // (a cached plan's record is from its first round)
             guard let app = apps[plan.push.appID], let cursor = cursors[plan.push.id] else { continue }
             pages[plan.push.id] = try await fanOut(plan, app: app, after: cursor, slots: perPush, now: now)
         }
@@ -233,8 +262,8 @@ public final class DeliveryEngine: Sendable {
                             let sent = try await dispatch(plan, app: app, batch: batch, unsaved: unsaved, fanOutComplete: fannedOut.contains(plan.push.id))
                             return (plan.push.id, sent.worked, sent.unrecorded)
                         } catch {
-                            env.log(.error, "dispatch of push \(plan.push.id) failed: \(error); " + (error.isStorageFull
-                                ? "what was sent is kept and written before anything else is sent, once the store has room"
+                            env.log(.error, "dispatch of push \(plan.push.id) failed: \(error); " + (error.isStoreOutage
+                                ? "what was sent is kept and written before anything else is sent, once the store can write again"
                                 : "its claimed deliveries went back to the queue"))
                             return (plan.push.id, false, [])
                         }
@@ -256,7 +285,15 @@ public final class DeliveryEngine: Sendable {
         var finishing = Set(active.filter(\.fanoutDone).map(\.id)).union(written)
         for page in pages.values {
             if page.unsaved != nil {
-                state.withLock { $0.sentPages[page.plan.push.id] = (page, outcomes[page.plan.push.id] ?? []) }
+                state.withLock { s in
+                    // A page after a refused one does not start at the stored cursor either: it went out, but it is
+                    // not written, and the fan-out resumes from the stored cursor (sending those members again).
+                    if s.refused.remove(page.plan.push.id) != nil {
+                        s.nextPages[page.plan.push.id] = nil
+                    } else {
+                        s.sentPages[page.plan.push.id] = (page, outcomes[page.plan.push.id] ?? [])
+                    }
+                }
                 worked = true
             } else if page.done {
                 finishing.insert(page.plan.push.id)
@@ -294,7 +331,7 @@ public final class DeliveryEngine: Sendable {
             do {
                 if try await write(s.page, outcomes: s.outcomes, now: now), s.page.done { completed.insert(id) }
             } catch {
-                if error.isStorageFull { state.withLock { $0.unwrittenPages.append(s) } }
+                if error.isStoreOutage { state.withLock { $0.unwrittenPages.append(s) } }
                 failure = failure ?? error
             }
         }
@@ -321,7 +358,7 @@ public final class DeliveryEngine: Sendable {
     /// Runs a deferred write; any failure but a full store drops it (it would fail every round), as the
     /// write would have been dropped when it first failed: its rows are requeued at the next start.
     private func keepingOnlyWhileFull(_ write: () async throws -> Void) async throws {
-        do { try await write() } catch where error.isStorageFull {
+        do { try await write() } catch where error.isStoreOutage {
             throw error
         } catch {
             env.log(.error, "a deferred delivery write failed and is dropped (its rows are sent again after a restart): \(error)")
@@ -351,7 +388,7 @@ public final class DeliveryEngine: Sendable {
     private func takeForRounds(_ active: [PushRecord]) -> [PushRecord] {
         state.withLock { s in
             active.filter { push in
-                if s.owners[push.id] == .express { return false }
+                if s.owners[push.id] == .express || s.handedBack.contains(push.id) { return false }
                 s.owners[push.id] = .rounds
                 return true
             }
@@ -391,13 +428,18 @@ public final class DeliveryEngine: Sendable {
     /// Reserves the tokens available now for a push (its own limit and its app's), at most `cap`.
     /// Reserving (not just reading) keeps parallel batches of one push within the limit.
     func reserve(_ plan: PushPlan, app: AppRecord, now: Date, upTo cap: Int) -> Int {
-        state.withLock { s in
+        // Several nodes share each limit equally, so together they stay within it.
+        let share = Double(cluster?.liveNodes ?? 1)
+        return state.withLock { s in
             var limit = Double(cap)
-            let keys = [("push:\(plan.push.id)", plan.spec.rateLimit), ("app:\(app.id)", app.rateLimit)]
+            let keys = [("push:\(plan.push.id)", plan.spec.rateLimit.map { Double($0) / share }),
+                        ("app:\(app.id)", app.rateLimit.map { Double($0) / share })]
             for (key, rate) in keys {
                 guard let rate else { continue }
-                var b = s.buckets[key] ?? (tokens: Double(rate), updated: now)
-                b.tokens = min(Double(rate), b.tokens + max(0, now.timeIntervalSince(b.updated)) * Double(rate))
+                // A share below one per second still sends: one at a time, as often as the share allows.
+                let burst = max(1, rate)
+                var b = s.buckets[key] ?? (tokens: burst, updated: now)
+                b.tokens = min(burst, b.tokens + max(0, now.timeIntervalSince(b.updated)) * rate)
                 b.updated = now
                 s.buckets[key] = b
                 limit = min(limit, b.tokens.rounded(.down))
@@ -434,9 +476,14 @@ public final class DeliveryEngine: Sendable {
 }
 
 extension Error {
-    var isStorageFull: Bool {
-        if let error = self as? StoreError, case .storageFull = error { return true }
-        return false
+    /// The store cannot write for a while (it is full, or the database cannot be reached): what was sent is
+    /// kept and written before anything else is sent, once it can, rather than being sent again.
+    var isStoreOutage: Bool {
+        guard let error = self as? StoreError else { return false }
+        switch error {
+        case .storageFull, .unavailable: return true
+        case .notFound, .conflict: return false
+        }
     }
 }
 

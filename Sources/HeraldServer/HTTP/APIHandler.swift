@@ -86,6 +86,7 @@ final class APIHandler: Sendable {
                 if let domain = ServiceError(error) {
                     // The store's own detail (which disk, which limit) is for the operator, not the caller.
                     if domain.kind == .storageFull { log(.error, "\(request.method) \(route.pattern) answered 507: \(error)") }
+                    if domain.kind == .unavailable { log(.error, "\(request.method) \(route.pattern) answered 503: \(error)") }
                     return (dialect.errorResponse(APIError(domain), [:]), route.pattern)
                 }
                 // Details go to the operator's log, not to the caller.

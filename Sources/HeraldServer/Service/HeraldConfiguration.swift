@@ -53,6 +53,14 @@ public struct HeraldConfiguration: Sendable {
     /// `delivery.shutdownGrace` seconds `shutdown()` waits for in-flight batches.
     public var shutdownGrace: Double = 10
 
+    /// `cluster.node`: the name this node's id starts with (a random suffix follows); nil: the host name.
+    public var nodeName: String?
+    /// `cluster.leaseSeconds`: how long a node's claims outlive its last renewal; after that another node
+    /// rescues its deliveries and fan-outs (PostgreSQL only).
+    public var leaseSeconds: Double = 15
+    /// `cluster.renewSeconds`: how often a node renews its lease, and the leader looks for expired ones.
+    public var renewSeconds: Double = 5
+
     /// Where deliveries go, as `/healthz` reports it (set by whoever wires the transport; not a config key).
     public var deliveryTarget: String?
 
@@ -86,6 +94,10 @@ public struct HeraldConfiguration: Sendable {
         }
         for row in Self.table {
             if let value = values[row.key] { try row.apply(value, to: &self) }
+        }
+        // Two renewals fit in a lease, so one slow or lost renewal does not cost a live node its work.
+        guard renewSeconds * 2 <= leaseSeconds else {
+            throw Invalid(key: "cluster.renewSeconds", message: "must be at most half of cluster.leaseSeconds (\(leaseSeconds) s)")
         }
     }
 }

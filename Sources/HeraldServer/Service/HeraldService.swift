@@ -90,8 +90,15 @@ public final class HeraldService: Sendable {
             try await store.insertKey(issued.record)
             generated = issued.secret
         }
-        let requeued = try await store.releaseInFlight()
-        if configuration.runWorkers { engine.startLoop() }
+        // One node per SQLite file: whatever is in flight was this process's predecessor's. On a shared
+        // database other nodes may be sending: only the claims of processes that never registered (gone
+        // before their first renewal, tools) are freed now; a registered node's once its lease expires.
+        let requeued = store.isShared ? try await store.rescueExpiredNodes(now: .distantPast).deliveries : try await store.releaseInFlight()
+        if configuration.runWorkers {
+            // Registered before the first claim, so no rescue mistakes this node's claims for a dead one's.
+            await engine.joinCluster()
+            engine.startLoop()
+        }
         started.isSet = true
         return StartReport(generatedAdminKey: generated, schemaVersion: try await store.schemaVersion(), requeuedDeliveries: requeued)
     }

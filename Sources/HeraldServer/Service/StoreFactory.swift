@@ -8,7 +8,7 @@ extension HeraldService {
     /// `store.path` (its directory created). Either is migrated before it is returned.
     static func openStore(_ configuration: HeraldConfiguration, now: Date, log: @escaping LogHandler) async throws -> any HeraldStorage {
         if let url = configuration.storeURL {
-            return try await PostgresStore(url: url, poolSize: 8, now: now)
+            return try await PostgresStore(url: url, poolSize: 8, now: now, node: NodeIdentity.make(name: configuration.nodeName))
         }
         let dbURL = URL(fileURLWithPath: configuration.databasePath)
         try FileManager.default.createDirectory(at: dbURL.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -16,6 +16,8 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         case forbidden
         /// Storage has no room; nothing of the operation was kept.
         case storageFull
+        /// The database cannot be reached just now; nothing of the operation was kept. Retry.
+        case unavailable
     }
 
     public var kind: Kind
@@ -50,6 +52,9 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     public static let storageFull = ServiceError(.storageFull, code: "storage_full",
         message: "The server's storage is full, so this request was not completed (an import keeps the lines stored before the failure; sending it again updates them). Data stored earlier is intact. Retry later: the server's operator must free disk space, and the server resumes by itself once there is room.")
 
+    public static let unavailable = ServiceError(.unavailable, code: "database_unavailable",
+        message: "The server cannot reach its database just now, so this request was not completed. Retry in a few seconds (with the same idempotency key for a push): the server reconnects by itself, and everything accepted before is kept.")
+
     /// A store failure the service did not translate itself, in domain terms; nil for anything that is
     /// not a `StoreError` (an internal failure, which interfaces report without details).
     public init?(_ error: any Error) {
@@ -59,6 +64,7 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         case .notFound: self = .notFound("The resource")
         case .conflict(let message): self = .conflict(message)
         case .storageFull: self = .storageFull
+        case .unavailable: self = .unavailable
         }
     }
 }

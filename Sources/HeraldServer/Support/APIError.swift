@@ -19,6 +19,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case .conflict: 409
         case .forbidden: 403
         case .storageFull: 507
+        case .unavailable: 503
         }
         self.init(status: status, code: error.code, message: error.message, field: error.field)
     }

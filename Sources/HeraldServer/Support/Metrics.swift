@@ -20,6 +20,9 @@ public final class Metrics: Sendable {
         "herald_apns_failures_total": ("counter", "Requests that got no APNs answer (connection lost, timeout)."),
         "herald_apns_connections_total": ("counter", "APNs connections by event (opened, closed, failed)."),
         "herald_apns_latency_seconds": ("histogram", "Time from sending a notification to APNs' answer."),
+        "herald_cluster_nodes": ("gauge", "Nodes with a live lease on the shared database, as this node last saw them."),
+        "herald_cluster_leader": ("gauge", "1 while this node holds the scheduler lease (promotes, purges, rescues)."),
+        "herald_cluster_rescues_total": ("counter", "Expired nodes whose work this node took back."),
     ]
     /// Default histogram buckets, in seconds.
     public static let latencyBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
