@@ -63,17 +63,20 @@ let package = Package(
         .target(name: "HeraldLinuxLoop", dependencies: ["HeraldClient", "HeraldServer", "HeraldProvider", "HeraldSimulator", "HeraldHTTP"],
                 path: "Examples/LinuxLoop/Loop"),
         .executableTarget(name: "herald-linux-loop", dependencies: ["HeraldLinuxLoop"], path: "Examples/LinuxLoop/Main"),
+        // Tests only: `ChildProcess` starts openssl, sh, python clients and `herald` without Foundation's Process
+        .target(name: "HeraldTestSupport"),
 
-        .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
+        .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto", "HeraldTestSupport"]),
         .testTarget(name: "HeraldIOTests", dependencies: ["HeraldIO", "HeraldCrypto"]),
-        .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldIO", "HeraldCrypto"]),
+        .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldIO", "HeraldCrypto", "HeraldTestSupport"]),
         .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore", "HeraldJSON"], resources: [.copy("Golden")]),
         .testTarget(name: "APNSClientTests", dependencies: ["APNSClient", "HeraldSimulator", "HeraldCrypto"]),
-        .testTarget(name: "HeraldSimulatorTests", dependencies: ["HeraldSimulator", "APNSClient", "HeraldCrypto"]),
-        .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldSQLite", "HeraldPostgres"]),
-        .testTarget(name: "HeraldServerTests", dependencies: ["HeraldServer", "HeraldProvider", "HeraldSimulator", "APNSClient", "HeraldSQLite", "HeraldPostgres"]),
+        .testTarget(name: "HeraldSimulatorTests", dependencies: ["HeraldSimulator", "APNSClient", "HeraldCrypto", "HeraldTestSupport"]),
+        .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldSQLite", "HeraldPostgres", "HeraldTestSupport"]),
+        .testTarget(name: "HeraldServerTests", dependencies: ["HeraldServer", "HeraldProvider", "HeraldSimulator", "APNSClient", "HeraldSQLite", "HeraldPostgres", "HeraldTestSupport"]),
         .testTarget(name: "HeraldClientTests", dependencies: ["HeraldClient"]),
-        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldCLI", "HeraldProvider"]),
+        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldCLI", "HeraldProvider", "HeraldTestSupport"]),
         .testTarget(name: "LinuxLoopTests", dependencies: ["HeraldLinuxLoop"]),
+        .testTarget(name: "HeraldTestSupportTests", dependencies: ["HeraldTestSupport"]),
     ]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import HeraldHTTP
+import HeraldTestSupport
 
 /// Real processes: `herald sim` as APNs and `herald serve`, which is killed with SIGKILL in the middle of a
 /// fan-out and started again on the same data directory.
@@ -8,18 +9,15 @@ import HeraldHTTP
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let binary = root.appendingPathComponent(".build/debug/herald").path
 
-    final class Child: @unchecked Sendable {
-        let process = Process()
-        let output = Pipe()
+    /// `herald` with its log captured (read as it comes, so a chatty child never blocks on a full pipe).
+    struct Child {
+        let process: ChildProcess
         init(_ args: [String]) throws {
-            process.executableURL = URL(fileURLWithPath: CrashRecoveryTests.binary)
-            process.arguments = args
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
+            process = try ChildProcess(CrashRecoveryTests.binary, args, error: .sameAsOutput)
         }
-        func kill9() { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
-        func stop() { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+        func kill9() async { process.signal(SIGKILL); _ = await process.exit() }
+        /// Blocking, for `defer`.
+        func stop() { if process.isRunning { process.signal(SIGTERM); _ = process.waitForExit() } }
     }
 
     static func freePort() -> Int {
@@ -101,7 +99,7 @@ import HeraldHTTP
             let accepted = (try await simAPI.call("GET", "/stats").1 as? [String: Any])?["accepted"] as? Int ?? 0
             return accepted >= 100
         })
-        serve.kill9()
+        await serve.kill9()
         let before = (try await simAPI.call("GET", "/stats").1 as? [String: Any])?["accepted"] as? Int ?? 0
         #expect(before < 600, "killed in the middle of the fan-out")
 

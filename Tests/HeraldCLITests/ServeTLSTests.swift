@@ -1,27 +1,21 @@
 import Foundation
 import Testing
+import HeraldTestSupport
 
 /// A real `herald serve --tls-cert ... --tls-key ...` process: it answers over https, and SIGHUP makes it
 /// take renewed files (file watching is off here, so only the signal can explain the change).
 @Suite(.serialized) struct ServeTLSTests {
-    /// The script's standard output, through a file: reading a pipe while other tests start and reap
-    /// processes can fail with EINTR inside Foundation.
-    static func sh(_ script: String) throws -> String {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("herald-serve-tls-out-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "( \(script) ) > '\(output)'"]
-        try p.run()
-        p.waitUntilExit()
-        return ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    /// The script's standard output (its standard error goes to the test's).
+    static func sh(_ script: String) async throws -> String {
+        let output = try await ChildProcess.run("/bin/sh", ["-c", script], error: .inherit).output
+        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test func sighupReloadsTheCertificateWithoutARestart() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: CrashRecoveryTests.binary), "build first: swift build (make test does)")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-serve-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        _ = try Self.sh("""
+        _ = try await Self.sh("""
         set -e
         cd '\(dir.path)'
         openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=ServeTLSCA 2>/dev/null
@@ -41,16 +35,16 @@ import Testing
         defer { serve.stop() }
         let curl = "curl -s --cacert '\(dir.path)/ca.pem' --resolve localhost:\(port):127.0.0.1 https://localhost:\(port)/healthz -o /dev/null -w '%{http_code}'"
         let subject = "openssl s_client -connect 127.0.0.1:\(port) -servername localhost </dev/null 2>/dev/null | openssl x509 -noout -subject"
-        #expect(try await CrashRecoveryTests.waitUntil(seconds: 60) { try Self.sh(curl) == "200" })
-        #expect(try Self.sh(subject).hasSuffix("CN = first"))
+        #expect(try await CrashRecoveryTests.waitUntil(seconds: 60) { try await Self.sh(curl) == "200" })
+        #expect(try await Self.sh(subject).hasSuffix("CN = first"))
 
-        _ = try Self.sh("cd '\(dir.path)' && cp second.pem cert.pem.new && mv cert.pem.new cert.pem && cp second.key key.pem.new && mv key.pem.new key.pem")
+        _ = try await Self.sh("cd '\(dir.path)' && cp second.pem cert.pem.new && mv cert.pem.new cert.pem && cp second.key key.pem.new && mv key.pem.new key.pem")
         // Without a reload interval, nothing changes until the signal.
         try await Task.sleep(for: .milliseconds(500))
-        #expect(try Self.sh(subject).hasSuffix("CN = first"))
-        kill(serve.process.processIdentifier, SIGHUP)
-        #expect(try await CrashRecoveryTests.waitUntil(seconds: 30) { try Self.sh(subject).hasSuffix("CN = second") })
+        #expect(try await Self.sh(subject).hasSuffix("CN = first"))
+        serve.process.signal(SIGHUP)
+        #expect(try await CrashRecoveryTests.waitUntil(seconds: 30) { try await Self.sh(subject).hasSuffix("CN = second") })
         #expect(serve.process.isRunning)
-        #expect(try Self.sh(curl) == "200")
+        #expect(try await Self.sh(curl) == "200")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HeraldTestSupport
 
 /// A fresh directory per test, removed when the value goes away.
 final class TemporaryDirectory {
@@ -38,38 +39,12 @@ struct CommandResult {
 }
 
 /// Runs the `openssl` command line tool: the independent implementation our results are checked against.
-/// The child is waited for on a thread of its own, so that neither the cooperative pool nor Dispatch's
-/// shared queues are held up (other suites' live servers and timers need them while these tests run).
+/// `ChildProcess` waits on threads of its own, so that neither the cooperative pool nor Dispatch's shared
+/// queues are held up (other suites' live servers and timers need them while these tests run).
 @discardableResult
 func openssl(_ arguments: [String], input: [UInt8]? = nil, in directory: TemporaryDirectory? = nil) async throws -> CommandResult {
-    let path = directory?.path
-    return try await withCheckedThrowingContinuation { cont in
-        Thread.detachNewThread {
-            cont.resume(with: Result { try opensslBlocking(arguments, input: input, inPath: path) })
-        }
-    }
-}
-
-private func opensslBlocking(_ arguments: [String], input: [UInt8]?, inPath directory: String?) throws -> CommandResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-    process.arguments = arguments
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    let stdout = Pipe()
-    let stderr = Pipe()
-    let stdin = Pipe()
-    process.standardOutput = stdout
-    process.standardError = stderr
-    process.standardInput = stdin
-    try process.run()
-    if let input { stdin.fileHandleForWriting.write(Data(input)) }
-    try stdin.fileHandleForWriting.close()
-    // Read before waiting so a large output cannot block the child on a full pipe.
-    let output = stdout.fileHandleForReading.readDataToEndOfFile()
-    let error = stderr.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return CommandResult(status: process.terminationStatus, output: [UInt8](output),
-                         error: String(decoding: error, as: UTF8.self))
+    let result = try await ChildProcess.run("/usr/bin/openssl", arguments, workingDirectory: directory?.path, input: input)
+    return CommandResult(status: result.status, output: result.output, error: String(decoding: result.error, as: UTF8.self))
 }
 
 /// Runs `openssl` and requires success.

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldIO
 import HeraldCrypto
+import HeraldTestSupport
 
 /// A throwaway CA and a localhost server certificate made with the openssl command line, so these
 /// transport tests do not depend on the code under test to produce their fixtures.
@@ -23,12 +24,8 @@ struct TestCertificates {
         printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\\n' > ext.cnf
         openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile ext.cnf 2>/dev/null
         """
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", script]
-        try! p.run()
-        p.waitUntilExit()
-        precondition(p.terminationStatus == 0, "openssl failed to make test certificates")
+        let status = try! ChildProcess("/bin/sh", ["-c", script], output: .inherit, error: .inherit).waitForExit()
+        precondition(status == 0, "openssl failed to make test certificates")
         return TestCertificates(directory: dir)
     }()
 }

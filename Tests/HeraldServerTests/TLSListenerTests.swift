@@ -5,6 +5,7 @@ import HeraldHTTP
 import HeraldIO
 @testable import HeraldServer
 import HeraldProvider
+import HeraldTestSupport
 
 /// A test CA and server certificates made with the openssl command line (not with the code under test),
 /// in a directory of their own; `install` copies one pair to the files the server is configured with, as
@@ -53,12 +54,8 @@ struct TLSTestFiles {
     }
 
     static func shell(_ script: String) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", script]
-        try p.run()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw IOError.tls("openssl failed to make test certificates") }
+        let child = try ChildProcess("/bin/sh", ["-c", script], output: .inherit, error: .inherit)
+        guard child.waitForExit() == 0 else { throw IOError.tls("openssl failed to make test certificates") }
     }
 
     /// What Python's `ssl` sees on a new connection to `port`: the peer's CN and the ALPN protocol chosen,
@@ -84,32 +81,16 @@ struct TLSTestFiles {
         return (object["cn"] as? String ?? "", object["alpn"] as? String, object["status"] as? Int ?? 0)
     }
 
-    /// Standard output goes through a file, not a pipe: reading a pipe while other tests start and reap
-    /// processes failed with EINTR inside Foundation. The wait is not a blocking `waitUntilExit`: with the
+    /// Standard output and error together. The wait does not block a cooperative thread: with the
     /// cooperative threads blocked waiting for clients, the server under test could not answer them.
     static func run(_ executable: String, _ arguments: [String]) async throws -> String {
-        let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("herald-tls-out-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: outputFile) }
-        let output = try FileHandle(forWritingTo: outputFile)
-        defer { try? output.close() }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        p.standardOutput = output
-        p.standardError = output
-        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-            p.terminationHandler = { _ in done.resume() }
-            do { try p.run() } catch { done.resume(throwing: error) }
-        }
-        return try String(contentsOf: outputFile, encoding: .utf8)
+        String(decoding: try await ChildProcess.run(executable, arguments, error: .sameAsOutput).output, as: UTF8.self)
     }
 }
 
 /// `herald serve` with `http.tlsCertificate` / `http.tlsKey`: real TLS clients (HeraldHTTP's, curl, Python's
 /// ssl) get answers over https, and the certificate is replaced while the server runs. Serialized: each test
-/// runs a server and child processes, and the test process must stay under 1024 descriptors, past which
-/// Foundation's Process.run crashes (see FileDescriptorLimit).
+/// runs a server and child processes.
 @Suite(.serialized) struct TLSListenerTests {
     final class Lines: @unchecked Sendable {
         private let lock = NSLock()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HeraldTestSupport
 @testable import HeraldSimulator
 
 /// kalyke-apns (PyPI), a client that sends `iat` as a string today, against the simulator on real ports.
@@ -41,17 +42,11 @@ extension LiveTests {
         let script = live.directory.appendingPathComponent("kalyke_send.py")
         try Self.kalykeScript.write(to: script, atomically: true, encoding: .utf8)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(Self.kalykePython))
-        process.arguments = [script.path, "127.0.0.1:\(live.ports.sandbox)", live.caFile, keyFile.path, "KEY1234567", "TEAM123456", live.token]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        let status: Int32 = try await withCheckedThrowingContinuation { cont in
-            process.terminationHandler = { cont.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { cont.resume(throwing: error) }
-        }
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let (status, output, _) = try await ChildProcess.run(
+            try #require(Self.kalykePython),
+            [script.path, "127.0.0.1:\(live.ports.sandbox)", live.caFile, keyFile.path, "KEY1234567", "TEAM123456", live.token],
+            error: .sameAsOutput)
+        let printed = String(decoding: output, as: UTF8.self)
         #expect(status == 0, "kalyke-apns failed: \(printed)")
         let inbox = try #require(live.simulator.device(live.device.id)).inbox
         #expect(inbox.count == 1)

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import HeraldSQLite
 import HeraldStore
+import HeraldTestSupport
 
 /// Writes that fail for lack of space surface as `StoreError.storageFull`, leave stored data intact and
 /// succeed again once there is room, on a capped database and on a real full file system.
@@ -97,12 +98,7 @@ struct TmpfsMount {
     }
 
     static func run(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw StoreTestFailure("\(arguments.joined(separator: " ")) failed") }
+        let child = try ChildProcess("/usr/bin/env", arguments, output: .inherit, error: .discard)
+        guard child.waitForExit() == 0 else { throw StoreTestFailure("\(arguments.joined(separator: " ")) failed") }
     }
 }
