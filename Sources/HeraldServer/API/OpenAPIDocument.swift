@@ -191,9 +191,9 @@ enum OpenAPIDocument {
         "openapi": "3.1.0",
         "info": ["title": "Herald provider API", "version": "1",
                  "description": "Self-hosted APNs provider: apps, installations, pushes. Errors are {\"error\":{\"code\",\"message\",\"field\"}}."],
-        "paths": withStorageFull(paths),
+        "paths": withStorageFull(adding(webhookPaths, to: paths)),
         "components": [
-            "schemas": schemas,
+            "schemas": adding(webhookSchemas, to: schemas),
             "securitySchemes": [
                 "adminKey": ["type": "http", "scheme": "bearer", "description": "Admin key: manages apps."],
                 "appAdminKey": ["type": "http", "scheme": "bearer", "description": "Admin key, or the master key of the app in the path."],

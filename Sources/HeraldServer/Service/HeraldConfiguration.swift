@@ -52,6 +52,8 @@ public struct HeraldConfiguration: Sendable {
     public var runWorkers: Bool = true
     /// `delivery.shutdownGrace` seconds `shutdown()` waits for in-flight batches.
     public var shutdownGrace: Double = 10
+    /// `webhooks.*`: sending events to webhooks.
+    public var webhooks = WebhookSettings()
 
     /// Where deliveries go, as `/healthz` reports it (set by whoever wires the transport; not a config key).
     public var deliveryTarget: String?

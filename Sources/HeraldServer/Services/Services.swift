@@ -6,12 +6,14 @@ struct Services: Sendable {
     let installations: InstallationsService
     let pushes: PushesService
     let opens: OpensService
+    let webhooks: WebhooksService
 
-    init(env: ServiceEnvironment, engine: DeliveryEngine) {
+    init(env: ServiceEnvironment, engine: DeliveryEngine, webhookWorker: WebhookWorker) {
         apps = AppsService(env: env)
         credentials = CredentialsService(env: env)
         installations = InstallationsService(env: env)
         pushes = PushesService(env: env, engine: engine)
         opens = OpensService(env: env)
+        webhooks = WebhooksService(env: env, worker: webhookWorker)
     }
 }
