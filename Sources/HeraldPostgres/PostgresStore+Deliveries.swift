@@ -224,7 +224,8 @@ extension PostgresStore {
                                                   reason: reason, status: status, now: now, db)
                     if retire, try Self.retire(seq: d.seq, token: d.deviceToken, reason: reason, timestamp: timestamp, now: now, db) > 0 {
                         retired += 1
-                        try Self.recordRetired(outbox, seq: d.seq, token: d.deviceToken, reason: reason, timestamp: timestamp, pushID: pushID, now: now, db)
+                        try Self.recordRetired(outbox, seq: d.seq, installationID: d.installationID, token: d.deviceToken, reason: reason,
+                                               timestamp: timestamp, pushID: pushID, now: now, db)
                     }
                 case let .retry(at, reason, status)?:
                     outcome = (.pending, 1, at, status, reason)

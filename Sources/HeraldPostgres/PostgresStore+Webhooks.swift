@@ -73,10 +73,10 @@ extension PostgresStore {
         if let event = OutboxEvent.pushFinished(p, failures: failures) { try outbox.record(event, now: now, db) }
     }
 
-    static func recordRetired(_ outbox: PostgresOutbox, seq: Int64, token: String, reason: String, timestamp: Date?, pushID: String,
-                              now: Date, _ db: PostgresConnection) throws {
+    static func recordRetired(_ outbox: PostgresOutbox, seq: Int64, installationID: String? = nil, token: String, reason: String, timestamp: Date?,
+                              pushID: String, now: Date, _ db: PostgresConnection) throws {
         guard outbox.wants(.installationRetired),
-              let id = try db.first("SELECT id FROM installations WHERE seq = $1", [.integer(seq)], { $0.text(0) }) else { return }
+              let id = try installationID ?? db.first("SELECT id FROM installations WHERE seq = $1", [.integer(seq)], { $0.text(0) }) else { return }
         try outbox.record(.installationRetired(installationID: id, deviceToken: token, reason: reason, timestamp: timestamp, pushID: pushID), now: now, db)
     }
 

@@ -74,10 +74,10 @@ extension SQLiteStore {
     }
 
     /// `installation.retired` for the installation `seq` just retired by the caller.
-    static func recordRetired(_ outbox: SQLiteOutbox, seq: Int64, token: String, reason: String, timestamp: Date?, pushID: String,
-                              now: Date, _ db: SQLiteConnection) throws {
+    static func recordRetired(_ outbox: SQLiteOutbox, seq: Int64, installationID: String? = nil, token: String, reason: String, timestamp: Date?,
+                              pushID: String, now: Date, _ db: SQLiteConnection) throws {
         guard outbox.wants(.installationRetired),
-              let id = try db.first("SELECT id FROM installations WHERE seq = ?", [.integer(seq)], { $0.text(0) }) else { return }
+              let id = try installationID ?? db.first("SELECT id FROM installations WHERE seq = ?", [.integer(seq)], { $0.text(0) }) else { return }
         try outbox.record(.installationRetired(installationID: id, deviceToken: token, reason: reason, timestamp: timestamp, pushID: pushID), now: now, db)
     }
 
