@@ -83,12 +83,12 @@ extension HeraldConfiguration {
         int("webhooks.disableAfter", \.webhooks.disableAfter, "webhook deliveries given up in a row that disable the webhook", default: "5"),
         ConfigurationKey("webhooks.caFile", "CA file (PEM) to trust for https webhook receivers instead of the system's", default: "system CAs",
                          parse: { c, value in c.webhooks.caFile = value }, show: { $0.webhooks.caFile ?? "(system CAs)" }),
-        ConfigurationKey("webhooks.allowHTTP", "allow http:// webhook URLs on any host (otherwise only localhost)", default: "false",
+        ConfigurationKey("webhooks.allowHttp", "allow http:// webhook URLs on any host (otherwise only localhost)", default: "false",
                          parse: { c, value in
-                             guard let b = Bool(value) else { throw Invalid(key: "webhooks.allowHTTP", message: "expected true or false") }
-                             c.webhooks.allowHTTP = b
+                             guard let b = Bool(value) else { throw Invalid(key: "webhooks.allowHttp", message: "expected true or false") }
+                             c.webhooks.allowHttp = b
                          },
-                         show: { String($0.webhooks.allowHTTP) }),
+                         show: { String($0.webhooks.allowHttp) }),
         number("webhooks.pollInterval", \.webhooks.pollInterval, "seconds between looks at the events outbox when idle", default: "1 s"),
         int("webhooks.concurrency", \.webhooks.concurrency, "webhook POSTs in flight at once", default: "4"),
     ]

@@ -18,7 +18,7 @@ struct WebhooksService: Sendable {
     func create(appID: String, _ input: WebhookInput) async throws -> Created {
         let app = try await AppsService(env: env).get(id: appID)
         guard let url = input.url else { throw ServiceError.missing("url") }
-        _ = try WebhookURL.parse(url, allowHTTP: env.configuration.webhooks.allowHTTP)
+        _ = try WebhookURL.parse(url, allowHTTP: env.configuration.webhooks.allowHttp)
         guard try await env.store.webhooks(appID: app.id).count < Self.maxPerApp else {
             throw ServiceError.conflict("The app already has \(Self.maxPerApp) webhooks; delete one first.", code: "too_many_webhooks")
         }
@@ -45,7 +45,7 @@ struct WebhooksService: Sendable {
     func update(appID: String, id: String, _ input: WebhookInput) async throws -> WebhookRecord {
         var webhook = try await get(appID: appID, id: id)
         if let url = input.url {
-            _ = try WebhookURL.parse(url, allowHTTP: env.configuration.webhooks.allowHTTP)
+            _ = try WebhookURL.parse(url, allowHTTP: env.configuration.webhooks.allowHttp)
             webhook.url = url
         }
         if let events = input.events { webhook.events = events }

@@ -16,7 +16,7 @@ struct WebhookSender: Sendable {
         let trust: TLSTrust = settings.caFile.map { .caFile($0) } ?? .system
         tls = Result { try TLSContext(client: TLSClientConfiguration(trust: trust, alpn: [])) }
         timeout = settings.timeout
-        allowHTTP = settings.allowHTTP
+        allowHTTP = settings.allowHttp
     }
 
     /// The request body: `{"events":[...]}` with each stored event's data inserted as it is.

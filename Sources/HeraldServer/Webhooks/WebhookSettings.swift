@@ -11,8 +11,8 @@ public struct WebhookSettings: Sendable {
     public var disableAfter: Int = 5
     /// `webhooks.caFile`: CAs to trust for https receivers instead of the system's.
     public var caFile: String?
-    /// `webhooks.allowHTTP`: allow http:// URLs on any host (without it only localhost may use http).
-    public var allowHTTP = false
+    /// `webhooks.allowHttp`: allow http:// URLs on any host (without it only localhost may use http).
+    public var allowHttp = false
     /// `webhooks.pollInterval` seconds between looks at the outbox when idle.
     public var pollInterval: Double = 1
     /// `webhooks.concurrency`: POSTs in flight at once (each to a different webhook, or pings and redeliveries).

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A webhook's URL, checked when it is stored: https, or http for this machine only (unless
-/// `webhooks.allowHTTP`), no credentials in it, no fragment.
+/// `webhooks.allowHttp`), no credentials in it, no fragment.
 struct WebhookURL: Sendable, Equatable {
     var secure: Bool
     var host: String
@@ -23,7 +23,7 @@ struct WebhookURL: Sendable, Equatable {
         guard c.user == nil, c.password == nil else { throw invalid("must not hold a user or password (the signature authenticates Herald)") }
         guard c.fragment == nil else { throw invalid("must not have a #fragment") }
         if scheme == "http" && !allowHTTP && !localHosts.contains(host.lowercased()) {
-            throw invalid("uses http to another machine; events would travel unencrypted (the server's webhooks.allowHTTP allows it)")
+            throw invalid("uses http to another machine; events would travel unencrypted (the server's webhooks.allowHttp allows it)")
         }
         if let port = c.port, !(1...65535).contains(port) { throw invalid("has a port out of range") }
         var target = c.percentEncodedPath.isEmpty ? "/" : c.percentEncodedPath
