@@ -28,8 +28,8 @@ struct SQLiteOutbox {
         for s in subscribers where s.events.contains(event.type.rawValue) {
             let id = eventID ?? WebhookEvent.newID()
             eventID = id
-            try db.execute("INSERT INTO webhook_events (webhook_id, event_id, app_id, type, created_at, data) VALUES (?, ?, ?, ?, ?, ?)",
-                           [.text(s.id), .text(id), .text(appID), .text(event.type.rawValue), now.sql, .text(event.data)])
+            try db.execute("INSERT INTO webhook_events (webhook_id, event_id, type, created_at, data) VALUES (?, ?, ?, ?, ?)",
+                           [.text(s.id), .text(id), .text(event.type.rawValue), now.sql, .text(event.data)])
         }
     }
 }
@@ -140,16 +140,19 @@ extension SQLiteStore {
         try await database.write { db in
             guard try db.first("SELECT 1 FROM webhooks WHERE id = ? AND app_id = ?", [.text(webhookID), .text(appID)], { $0.int(0) }) != nil else { return nil }
             var count = 0, since = now
+            var range: (first: SQLValue, last: SQLValue) = (.null, .null)
             if let sourceID {
-                guard let source = try db.first("SELECT event_count, since FROM webhook_deliveries WHERE id = ? AND webhook_id = ? AND kind <> 'ping'",
-                                                [.text(sourceID), .text(webhookID)], { ($0.int(0), $0.date(1)) }) else { return nil }
-                (count, since) = source
+                guard let source = try db.first("""
+                    SELECT event_count, since, first_seq, last_seq FROM webhook_deliveries WHERE id = ? AND webhook_id = ? AND kind <> 'ping'
+                    """, [.text(sourceID), .text(webhookID)], { ($0.int(0), $0.date(1), $0.int64(2), $0.int64(3)) }) else { return nil }
+                (count, since, range) = (source.0, source.1, (.integer(source.2), .integer(source.3)))
             }
             let kind: WebhookDeliveryRecord.Kind = sourceID == nil ? .ping : .redelivery
             try db.execute("""
-                INSERT INTO webhook_deliveries (id, webhook_id, kind, state, source_id, event_count, since, created_at, next_attempt_at)
-                VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?)
-                """, [.text(id), .text(webhookID), .text(kind.rawValue), .optionalText(sourceID), .int(count), since.sql, now.sql, now.sql])
+                INSERT INTO webhook_deliveries (id, webhook_id, kind, state, source_id, event_count, since, created_at, next_attempt_at, first_seq, last_seq)
+                VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)
+                """, [.text(id), .text(webhookID), .text(kind.rawValue), .optionalText(sourceID), .int(count), since.sql, now.sql, now.sql,
+                      range.first, range.last])
             return WebhookDeliveryRecord(id: id, webhookID: webhookID, kind: kind, state: .pending, sourceID: sourceID, eventCount: count,
                                          attempts: [], createdAt: now, nextAttemptAt: now, finishedAt: nil)
         }
@@ -158,23 +161,25 @@ extension SQLiteStore {
     public func claimWebhookDeliveries(owner: String, limit: Int, batchSize: Int, leaseUntil: Date, now: Date) async throws -> [ClaimedWebhookDelivery] {
         try await database.write { db in
             // Batch the next events of each enabled webhook that has none pending.
+            // Batch the next events of each enabled webhook that has none pending: a range of seq, so no
+            // event row is written again.
             let ready = try db.all("""
-                SELECT w.id FROM webhooks w WHERE w.enabled = 1
-                  AND EXISTS (SELECT 1 FROM webhook_events e WHERE e.webhook_id = w.id AND e.delivery_id IS NULL)
+                SELECT w.id, w.batched_through FROM webhooks w WHERE w.enabled = 1
+                  AND EXISTS (SELECT 1 FROM webhook_events e WHERE e.webhook_id = w.id AND e.seq > w.batched_through)
                   AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.kind = 'events' AND d.state = 'pending')
-                """) { $0.text(0) }
-            for webhookID in ready {
-                let deliveryID = WebhookEvent.newID(prefix: "whd_")
-                let batched = try db.execute("""
-                    UPDATE webhook_events SET delivery_id = ?1 WHERE seq IN
-                      (SELECT seq FROM webhook_events WHERE webhook_id = ?2 AND delivery_id IS NULL ORDER BY seq LIMIT ?3)
-                    """, [.text(deliveryID), .text(webhookID), .int(batchSize)])
-                guard batched > 0 else { continue }
-                let since = try db.first("SELECT min(created_at) FROM webhook_events WHERE delivery_id = ?", [.text(deliveryID)]) { $0.optionalDate(0) } ?? nil
+                """) { ($0.text(0), $0.int64(1)) }
+            for (webhookID, after) in ready {
+                guard let batch = try db.first("""
+                    SELECT count(*), min(seq), max(seq), min(created_at) FROM
+                      (SELECT seq, created_at FROM webhook_events WHERE webhook_id = ? AND seq > ? ORDER BY seq LIMIT ?)
+                    """, [.text(webhookID), .integer(after), .int(batchSize)], { ($0.int(0), $0.int64(1), $0.int64(2), $0.date(3)) }),
+                      batch.0 > 0 else { continue }
                 try db.execute("""
-                    INSERT INTO webhook_deliveries (id, webhook_id, kind, state, event_count, since, created_at, next_attempt_at)
-                    VALUES (?, ?, 'events', 'pending', ?, ?, ?, ?)
-                    """, [.text(deliveryID), .text(webhookID), .int(batched), (since ?? now).sql, now.sql, now.sql])
+                    INSERT INTO webhook_deliveries (id, webhook_id, kind, state, event_count, since, created_at, next_attempt_at, first_seq, last_seq)
+                    VALUES (?, ?, 'events', 'pending', ?, ?, ?, ?, ?, ?)
+                    """, [.text(WebhookEvent.newID(prefix: "whd_")), .text(webhookID), .int(batch.0), batch.3.sql, now.sql, now.sql,
+                          .integer(batch.1), .integer(batch.2)])
+                try db.execute("UPDATE webhooks SET batched_through = ? WHERE id = ?", [.integer(batch.2), .text(webhookID)])
             }
             let claimed = try db.all("""
                 UPDATE webhook_deliveries SET lease_owner = ?1, lease_until = ?2
@@ -182,14 +187,15 @@ extension SQLiteStore {
                              WHERE d.state = 'pending' AND d.next_attempt_at <= ?3 AND (d.lease_until IS NULL OR d.lease_until <= ?3)
                                AND (w.enabled = 1 OR d.kind <> 'events')
                              ORDER BY d.next_attempt_at, d.seq LIMIT ?4)
-                RETURNING \(Self.webhookDeliveryColumns), since
-                """, [.text(owner), leaseUntil.sql, now.sql, .int(limit)]) { (Self.webhookDelivery($0), $0.date(9)) }
-            return try claimed.compactMap { delivery, since in
+                RETURNING \(Self.webhookDeliveryColumns), since, first_seq, last_seq
+                """, [.text(owner), leaseUntil.sql, now.sql, .int(limit)]) { (Self.webhookDelivery($0), $0.date(9), $0.int64(10), $0.int64(11)) }
+            return try claimed.compactMap { delivery, since, first, last in
                 guard let webhook = try db.first("SELECT \(Self.webhookColumns) FROM webhooks WHERE id = ?", [.text(delivery.webhookID)], Self.webhook) else { return nil }
+                // A ping has no range (NULL reads as 0): no events.
                 let events = try db.all("""
-                    SELECT event_id, type, app_id, created_at, data FROM webhook_events WHERE delivery_id = ? ORDER BY seq
-                    """, [.text(delivery.sourceID ?? delivery.id)]) {
-                    WebhookEvent(id: $0.text(0), type: $0.text(1), appID: $0.text(2), createdAt: $0.date(3), data: $0.text(4))
+                    SELECT event_id, type, created_at, data FROM webhook_events WHERE webhook_id = ? AND seq BETWEEN ? AND ? ORDER BY seq
+                    """, [.text(delivery.webhookID), .integer(first), .integer(last)]) {
+                    WebhookEvent(id: $0.text(0), type: $0.text(1), appID: webhook.appID, createdAt: $0.date(2), data: $0.text(3))
                 }
                 let made = try db.first("SELECT count(*) FROM webhook_attempts WHERE delivery_id = ?", [.text(delivery.id)]) { $0.int(0) } ?? 0
                 return ClaimedWebhookDelivery(delivery: delivery, webhook: webhook, events: events, attemptsMade: made, since: since)
@@ -200,19 +206,18 @@ extension SQLiteStore {
     public func recordWebhookAttempt(deliveryID: String, owner: String, attempt: WebhookAttemptRecord, retryAt: Date?,
                                      disableAfter: Int, now: Date) async throws -> WebhookAttemptEffect? {
         try await database.write { db in
-            guard let (webhookID, kind, sourceID, count) = try db.first("""
-                SELECT webhook_id, kind, source_id, event_count FROM webhook_deliveries WHERE id = ? AND state = 'pending' AND lease_owner = ?
-                """, [.text(deliveryID), .text(owner)], { ($0.text(0), $0.text(1), $0.optionalText(2), $0.int(3)) }) else { return nil }
+            guard let (webhookID, kind, count) = try db.first("""
+                SELECT webhook_id, kind, event_count FROM webhook_deliveries WHERE id = ? AND state = 'pending' AND lease_owner = ?
+                """, [.text(deliveryID), .text(owner)], { ($0.text(0), $0.text(1), $0.int(2)) }) else { return nil }
             try db.execute("""
                 INSERT INTO webhook_attempts (delivery_id, number, at, status, body, error, latency_ms)
                 VALUES (?1, (SELECT count(*) + 1 FROM webhook_attempts WHERE delivery_id = ?1), ?2, ?3, ?4, ?5, ?6)
                 """, [.text(deliveryID), attempt.at.sql, .optionalInt(attempt.status), .optionalText(attempt.body),
                       .optionalText(attempt.error), .int(attempt.latencyMilliseconds)])
-            let events = sourceID ?? deliveryID
+            // Events carry no state of their own: they are pending, delivered or failed as their delivery is.
             if attempt.acknowledged {
                 try db.execute("UPDATE webhook_deliveries SET state = 'delivered', finished_at = ?, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL WHERE id = ?",
                                [now.sql, .text(deliveryID)])
-                try db.execute("UPDATE webhook_events SET state = 1 WHERE delivery_id = ?", [.text(events)])
                 if kind == WebhookDeliveryRecord.Kind.events.rawValue {
                     try db.execute("UPDATE webhooks SET failure_run = 0 WHERE id = ?", [.text(webhookID)])
                 }
@@ -226,7 +231,6 @@ extension SQLiteStore {
             try db.execute("UPDATE webhook_deliveries SET state = 'failed', finished_at = ?, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL WHERE id = ?",
                            [now.sql, .text(deliveryID)])
             guard kind == WebhookDeliveryRecord.Kind.events.rawValue else { return .failed(events: count, disabled: false) }
-            try db.execute("UPDATE webhook_events SET state = 2 WHERE delivery_id = ? AND state = 0", [.text(events)])
             try db.execute("UPDATE webhooks SET failure_run = failure_run + 1 WHERE id = ?", [.text(webhookID)])
             let disabled = try db.execute("""
                 UPDATE webhooks SET enabled = 0, disabled_reason = ?, disabled_at = ? WHERE id = ? AND enabled = 1 AND failure_run >= ?
@@ -259,7 +263,15 @@ extension SQLiteStore {
 
     public func webhookQueueStats() async throws -> WebhookQueueStats {
         try await database.read { db in
-            let (count, oldest) = try db.first("SELECT count(*), min(created_at) FROM webhook_events WHERE state = 0") { ($0.int(0), $0.optionalDate(1)) } ?? (0, nil)
+            // Pending: not yet in a batch, or in a batch of events not yet acknowledged nor given up.
+            let unbatched = try db.first("""
+                SELECT count(*), min(e.created_at) FROM webhooks w JOIN webhook_events e ON e.webhook_id = w.id AND e.seq > w.batched_through
+                """) { ($0.int(0), $0.optionalDate(1)) } ?? (0, nil)
+            let batched = try db.first("SELECT coalesce(sum(event_count), 0), min(since) FROM webhook_deliveries WHERE state = 'pending' AND kind = 'events'") {
+                ($0.int(0), $0.optionalDate(1))
+            } ?? (0, nil)
+            let count = unbatched.0 + batched.0
+            let oldest = [unbatched.1, batched.1].compactMap { $0 }.min()
             let disabled = try db.all("SELECT app_id, id, disabled_reason FROM webhooks WHERE disabled_reason IS NOT NULL ORDER BY app_id, id") {
                 (appID: $0.text(0), webhookID: $0.text(1), reason: $0.text(2))
             }
@@ -269,12 +281,16 @@ extension SQLiteStore {
 
     public func purgeWebhookEvents(before: Date, limit: Int) async throws -> Int {
         try await database.write { db in
+            // Old events whose batch is finished (oldest first: seq follows time), then finished deliveries.
             let events = try db.execute("""
-                DELETE FROM webhook_events WHERE seq IN (SELECT seq FROM webhook_events WHERE state <> 0 AND created_at < ? LIMIT ?)
+                DELETE FROM webhook_events WHERE seq IN (SELECT e.seq FROM webhook_events e JOIN webhooks w ON w.id = e.webhook_id
+                  WHERE e.created_at < ?1 AND e.seq <= w.batched_through
+                    AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = e.webhook_id AND d.state = 'pending'
+                                    AND d.kind = 'events' AND e.seq BETWEEN d.first_seq AND d.last_seq)
+                  ORDER BY e.seq LIMIT ?2)
                 """, [before.sql, .int(limit)])
             try db.execute("""
-                DELETE FROM webhook_deliveries WHERE seq IN (SELECT seq FROM webhook_deliveries WHERE state <> 'pending' AND finished_at < ?1
-                  AND NOT EXISTS (SELECT 1 FROM webhook_events e WHERE e.delivery_id = webhook_deliveries.id) LIMIT ?2)
+                DELETE FROM webhook_deliveries WHERE seq IN (SELECT seq FROM webhook_deliveries WHERE state <> 'pending' AND finished_at < ?1 LIMIT ?2)
                 """, [before.sql, .int(limit)])
             return events
         }
