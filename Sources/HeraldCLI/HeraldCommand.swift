@@ -5,7 +5,7 @@ public enum HeraldCommand {
     public static let version = "0.1.0"
 
     static var commands: [Command.Type] {
-        [ServeCommand.self, AppsCommand.self, CredentialsCommand.self, InstallationsCommand.self, PushCommand.self,
+        [ServeCommand.self, AppsCommand.self, CredentialsCommand.self, WebhooksCommand.self, InstallationsCommand.self, PushCommand.self,
          SendCommand.self, SimCommand.self, DeviceCommand.self]
     }
 

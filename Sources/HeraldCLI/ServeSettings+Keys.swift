@@ -39,6 +39,15 @@ extension ServeSettings {
         port("simulator.inspectionPort", \.simulatorInspectionPort, "the simulator's inspection API (herald device)", default: "8090"),
         bool("simulator.acceptAll", \.simulatorAcceptAll,
              "counting mode: the simulator acknowledges every request, stores nothing (benchmarks, imported registries)", default: "false"),
+        ConfigurationKey("simulator.unregisteredRate", "counting mode: share of tokens (0-1, the same ones each time) answered 410 Unregistered (benchmarks)",
+                         default: "0",
+                         parse: { s, value in
+                             guard let rate = Double(value), (0...1).contains(rate) else {
+                                 throw UsageError("simulator.unregisteredRate must be a number from 0 to 1, got \"\(value)\"")
+                             }
+                             s.simulatorUnregisteredRate = rate
+                         },
+                         show: { String(format: "%g", $0.simulatorUnregisteredRate) }),
         ConfigurationKey("default.bundleId", "topic of the default app made on first start", default: "com.example.herald",
                          parse: { s, value in s.defaultBundleID = value }, show: { $0.defaultBundleID }),
         endpoint("apns.sandboxEndpoint", \.apns.sandbox, "host:port for sandbox credentials that are not the simulator's (a standalone herald sim, a gateway)",

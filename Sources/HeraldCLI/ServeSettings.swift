@@ -16,6 +16,7 @@ struct ServeSettings {
     var simulatorPort = 0
     var simulatorInspectionPort = 8090
     var simulatorAcceptAll = false
+    var simulatorUnregisteredRate: Double = 0
     var defaultBundleID = "com.example.herald"
     var apns = APNSClientTransport.Endpoints.apple
     var service = HeraldConfiguration()
@@ -31,6 +32,7 @@ struct ServeSettings {
         s.simulatorPort = simulatorPort
         s.simulatorInspectionPort = simulatorInspectionPort
         s.simulatorAcceptAll = simulatorAcceptAll
+        s.simulatorUnregisteredRate = simulatorUnregisteredRate
         s.defaultBundleID = defaultBundleID
         s.apns = apns
         s.service = service

@@ -85,6 +85,36 @@ enum PostgresSchema {
                 PRIMARY KEY (app_id, provider));
             CREATE UNIQUE INDEX compat_identities_public ON compat_identities(provider, public_id);
             """),
+        // Webhooks and their outbox (docs/webhooks.md), as SQLite's version 7.
+        Migration(version: 3, name: "webhooks, events outbox, webhook deliveries", sql: """
+            CREATE TABLE webhooks (
+                id text COLLATE "C" PRIMARY KEY, app_id text COLLATE "C" NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                url text NOT NULL, events text NOT NULL, description text, enabled boolean NOT NULL,
+                sealed_secret bytea NOT NULL, failure_run integer NOT NULL DEFAULT 0, disabled_reason text, disabled_at double precision,
+                created_at double precision NOT NULL, updated_at double precision NOT NULL);
+            CREATE INDEX webhooks_app ON webhooks(app_id);
+            CREATE TABLE webhook_events (
+                seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                webhook_id text COLLATE "C" NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+                event_id text NOT NULL, app_id text NOT NULL, type text NOT NULL, created_at double precision NOT NULL, data text NOT NULL,
+                state smallint NOT NULL DEFAULT 0, delivery_id text COLLATE "C");
+            CREATE INDEX webhook_events_unbatched ON webhook_events(webhook_id, seq) WHERE delivery_id IS NULL;
+            CREATE INDEX webhook_events_pending ON webhook_events(created_at) WHERE state = 0;
+            CREATE INDEX webhook_events_delivery ON webhook_events(delivery_id, seq) WHERE delivery_id IS NOT NULL;
+            CREATE INDEX webhook_events_finished ON webhook_events(created_at) WHERE state <> 0;
+            CREATE TABLE webhook_deliveries (
+                seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, id text COLLATE "C" NOT NULL UNIQUE,
+                webhook_id text COLLATE "C" NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+                kind text NOT NULL, state text NOT NULL, source_id text, event_count integer NOT NULL, since double precision NOT NULL,
+                created_at double precision NOT NULL, next_attempt_at double precision, finished_at double precision,
+                lease_owner text, lease_until double precision);
+            CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE state = 'pending';
+            CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries(webhook_id, seq);
+            CREATE TABLE webhook_attempts (
+                delivery_id text COLLATE "C" NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE, number integer NOT NULL,
+                at double precision NOT NULL, status integer, body text, error text, latency_ms integer NOT NULL,
+                PRIMARY KEY (delivery_id, number));
+            """),
         // Nodes and leases: each claim (a delivery in flight, a push's fan-out) names the node that made it,
         // and a node's claims last while its row in `nodes` has not expired (PostgresStore+Nodes).
         Migration(version: 4, name: "nodes, leases, claims recorded by node", sql: """

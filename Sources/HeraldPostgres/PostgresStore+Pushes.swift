@@ -94,6 +94,7 @@ extension PostgresStore {
             let cancelled = try db.execute("UPDATE deliveries SET state = 4, updated_at = $1 WHERE push_id = $2 AND state = 0", [now.pg, .text(id)])
             try db.execute("UPDATE pushes SET status = 'cancelled', cancelled = cancelled + $1, finished_at = $2, updated_at = $3 WHERE id = $4",
                            [.int(cancelled), now.pg, now.pg, .text(id)])
+            try Self.recordPushFinished(pushID: id, now: now, db)
             return try db.first("SELECT \(Self.pushColumns) FROM pushes WHERE id = $1", [.text(id)], Self.push)
         }
     }
@@ -104,22 +105,26 @@ extension PostgresStore {
             guard try db.first("SELECT 1 FROM pushes WHERE id = $1 AND status NOT IN ('done', 'cancelled', 'failed') FOR UPDATE",
                                [.text(id)], { $0.int(0) }) != nil else { return }
             let cancelled = try db.execute("UPDATE deliveries SET state = 4, updated_at = $1 WHERE push_id = $2 AND state = 0", [now.pg, .text(id)])
-            try db.execute("""
+            if try db.execute("""
                 UPDATE pushes SET status = 'failed', error_code = $1, error_message = $2, cancelled = cancelled + $3, finished_at = $4, updated_at = $5
                 WHERE id = $6 AND status NOT IN ('done', 'cancelled', 'failed')
-                """, [.text(code), .text(message), .int(cancelled), now.pg, now.pg, .text(id)])
+                """, [.text(code), .text(message), .int(cancelled), now.pg, now.pg, .text(id)]) > 0 {
+                try Self.recordPushFinished(pushID: id, now: now, db)
+            }
         }
     }
 
     /// Marks the push done when fan-out is complete and no delivery is pending or in flight.
     public func finishIfComplete(pushID: String, now: Date) async throws -> Bool {
         try await database.write { db in
-            try db.execute("""
+            let finished = try db.execute("""
                 UPDATE pushes SET status = 'done', finished_at = $2, updated_at = $2
                 WHERE id = $1 AND status = 'sending' AND fanout_done
                   AND NOT EXISTS (SELECT 1 FROM deliveries WHERE push_id = $1 AND state = 0)
                   AND NOT EXISTS (SELECT 1 FROM deliveries WHERE push_id = $1 AND state = 1)
                 """, [.text(pushID), now.pg]) > 0
+            if finished { try Self.recordPushFinished(pushID: pushID, now: now, db) }
+            return finished
         }
     }
 
@@ -132,7 +137,10 @@ extension PostgresStore {
             guard let inst = try Self.findInstallation(appID: appID, id: installationID, db) else { throw StoreError.notFound }
             let inserted = try db.execute("INSERT INTO opens (push_id, seq, opened_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
                                           [.text(pushID), .integer(inst.seq), now.pg])
-            if inserted > 0 { try db.execute("UPDATE pushes SET opened = opened + 1 WHERE id = $1", [.text(pushID)]) }
+            if inserted > 0 {
+                try db.execute("UPDATE pushes SET opened = opened + 1 WHERE id = $1", [.text(pushID)])
+                try PostgresOutbox.forApp(appID, db).record(.opened(pushID: pushID, installationID: inst.id, at: now), now: now, db)
+            }
             return inserted > 0
         }
     }

@@ -129,9 +129,8 @@ public final class PostgresStore: HeraldStorage {
     }
 
     public func setAppPaused(id: String, reason: String?, at: Date?) async throws {
-        try await database.write { db in
-            try db.execute("UPDATE apps SET paused_reason = $1, paused_at = $2 WHERE id = $3", [.optionalText(reason), at.pg, .text(id)])
-        }
+        // A resume without a time (no caller sends one) stamps its event with the wall clock.
+        try await setAppPaused(id: id, reason: reason, environment: nil, now: at ?? Date())
     }
 
     static func insertKey(_ key: APIKeyRecord, _ db: PostgresConnection) throws {
@@ -186,6 +185,7 @@ public final class PostgresStore: HeraldStorage {
                       .optionalText(credential.keyID), .optionalText(credential.teamID), .optionalText(credential.topic),
                       credential.createdAt.pg, credential.updatedAt.pg])
             // A new credential is the fix for a credential failure: resume delivery.
+            try Self.recordPauseChange(appID: credential.appID, reason: nil, environment: credential.environment, now: credential.updatedAt, db)
             try db.execute("UPDATE apps SET paused_reason = NULL, paused_at = NULL WHERE id = $1", [.text(credential.appID)])
         }
     }

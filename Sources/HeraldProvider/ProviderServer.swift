@@ -28,6 +28,8 @@ public final class ProviderServer: Sendable {
         /// Counting mode for the built-in simulator: every request is accepted and nothing is stored, so
         /// tokens it never issued (an imported registry, a benchmark) are acknowledged too.
         public var simulatorAcceptAll = false
+        /// In counting mode, the share of tokens the simulator answers 410 Unregistered (benchmarks).
+        public var simulatorUnregisteredRate: Double = 0
         /// Topic of the default app made on first start.
         public var defaultBundleID = "com.example.herald"
         /// Where credentials that are not the simulator's go: Apple, unless pointed elsewhere (a standalone
@@ -83,6 +85,7 @@ public final class ProviderServer: Sendable {
             config.productionPort = 0
             config.inspectionPort = settings.simulatorInspectionPort
             if settings.simulatorAcceptAll { config.mode = .acceptAll }
+            config.acceptAllUnregisteredRate = settings.simulatorUnregisteredRate
             let dir = URL(fileURLWithPath: settings.dataDirectory).appendingPathComponent("simulator")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             config.dataDirectory = dir

@@ -110,6 +110,34 @@ enum SQLiteSchema {
                 PRIMARY KEY (app_id, provider));
             CREATE UNIQUE INDEX compat_identities_public ON compat_identities(provider, public_id);
             """),
+        // Webhooks and their outbox (docs/webhooks.md): one event row per subscribed webhook, written in the
+        // transaction of the change it reports and never changed after (a fan-out writes it once). One writer
+        // makes `seq` commit order, so a webhook's batches are ranges of it: `batched_through` is how far its
+        // batches reach, and a batch (a delivery) names its first and last seq.
+        Migration(version: 7, name: "webhooks, events outbox, webhook deliveries", sql: """
+            CREATE TABLE webhooks (
+                id TEXT PRIMARY KEY, app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                url TEXT NOT NULL, events TEXT NOT NULL, description TEXT, enabled INTEGER NOT NULL,
+                sealed_secret BLOB NOT NULL, failure_run INTEGER NOT NULL DEFAULT 0, disabled_reason TEXT, disabled_at REAL,
+                created_at REAL NOT NULL, updated_at REAL NOT NULL, batched_through INTEGER NOT NULL DEFAULT 0);
+            CREATE INDEX webhooks_app ON webhooks(app_id);
+            CREATE TABLE webhook_events (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT, webhook_id TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+                event_id TEXT NOT NULL, type TEXT NOT NULL, created_at REAL NOT NULL, data TEXT NOT NULL);
+            CREATE INDEX webhook_events_webhook ON webhook_events(webhook_id, seq);
+            CREATE TABLE webhook_deliveries (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
+                webhook_id TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+                kind TEXT NOT NULL, state TEXT NOT NULL, source_id TEXT, event_count INTEGER NOT NULL, since REAL NOT NULL,
+                created_at REAL NOT NULL, next_attempt_at REAL, finished_at REAL, lease_owner TEXT, lease_until REAL,
+                first_seq INTEGER, last_seq INTEGER);
+            CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE state = 'pending';
+            CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries(webhook_id, seq);
+            CREATE TABLE webhook_attempts (
+                delivery_id TEXT NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE, number INTEGER NOT NULL,
+                at REAL NOT NULL, status INTEGER, body TEXT, error TEXT, latency_ms INTEGER NOT NULL,
+                PRIMARY KEY (delivery_id, number)) WITHOUT ROWID;
+            """),
         // Nodes and leases: who claimed a delivery or a fan-out, and until when that node is alive. One
         // node uses a SQLite file, but the contract (and its conformance suite) is the same as PostgreSQL's.
         Migration(version: 8, name: "nodes, leases, claims recorded by node", sql: """

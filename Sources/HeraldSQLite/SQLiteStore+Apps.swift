@@ -54,10 +54,8 @@ extension SQLiteStore {
     }
 
     public func setAppPaused(id: String, reason: String?, at: Date?) async throws {
-        try await database.write { db in
-            try db.execute("UPDATE apps SET paused_reason = ?, paused_at = ? WHERE id = ?",
-                           [.optionalText(reason), at.sql, .text(id)])
-        }
+        // A resume without a time (no caller sends one) stamps its event with the wall clock.
+        try await setAppPaused(id: id, reason: reason, environment: nil, now: at ?? Date())
     }
 
     static func insertKey(_ key: APIKeyRecord, _ db: SQLiteConnection) throws {
@@ -113,6 +111,7 @@ extension SQLiteStore {
                       .optionalText(credential.keyID), .optionalText(credential.teamID), .optionalText(credential.topic),
                       credential.createdAt.sql, credential.updatedAt.sql])
             // A new credential is the fix for a credential failure: resume delivery.
+            try Self.recordPauseChange(appID: credential.appID, reason: nil, environment: credential.environment, now: credential.updatedAt, db)
             try db.execute("UPDATE apps SET paused_reason = NULL, paused_at = NULL WHERE id = ?", [.text(credential.appID)])
         }
     }

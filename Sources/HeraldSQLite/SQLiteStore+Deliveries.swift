@@ -161,6 +161,7 @@ extension SQLiteStore {
     /// Records the outcomes of a batch and updates the push's counters, all in one transaction.
     public func recordOutcomes(pushID: String, outcomes: [DeliveryOutcome], now: Date) async throws -> (sent: Int, failed: Int, retired: Int) {
         try await database.write { db in
+            let outbox = try SQLiteOutbox.forPush(pushID, db)
             var sent = 0, failed = 0, retired = 0
             var reasons: [String: Int] = [:]
             // Most of a batch is sent: those rows change in one statement. Only a delivery still in flight takes
@@ -175,7 +176,12 @@ extension SQLiteStore {
                                          [.optionalInt(status), .text(reason), now.sql, .integer(o.deliveryID)]) > 0 else { continue }
                     failed += 1
                     reasons[reason, default: 0] += 1
-                    if retire { retired += try Self.retire(seq: o.seq, token: o.deviceToken, reason: reason, timestamp: timestamp, now: now, db) }
+                    try Self.recordDeliveryFailed(outbox, pushID: pushID, deliveryID: o.deliveryID, installationID: nil, token: o.deviceToken,
+                                                  reason: reason, status: status, now: now, db)
+                    if retire, try Self.retire(seq: o.seq, token: o.deviceToken, reason: reason, timestamp: timestamp, now: now, db) > 0 {
+                        retired += 1
+                        try Self.recordRetired(outbox, seq: o.seq, token: o.deviceToken, reason: reason, timestamp: timestamp, pushID: pushID, now: now, db)
+                    }
                 case .retry(let at, let reason, let status):
                     try db.execute("UPDATE deliveries SET state = 0, attempts = attempts + 1, not_before = ?, status = ?, reason = ?, updated_at = ? WHERE id = ? AND state = 1",
                                    [at.sql, .optionalInt(status), .text(reason), now.sql, .integer(o.deliveryID)])
@@ -211,6 +217,7 @@ extension SQLiteStore {
             guard let p = try db.first("SELECT \(Self.pushColumns) FROM pushes WHERE id = ?", [.text(pushID)], Self.push),
                   !p.fanoutDone, p.fanoutCursor == after else { return false }
             let ended = p.status.isFinal
+            let outbox = try SQLiteOutbox.forApp(p.appID, db)
             var sent = 0, failed = 0, cancelled = 0, retired = 0
             var reasons: [String: Int] = [:]
             var values: [SQLValue] = []
@@ -227,7 +234,13 @@ extension SQLiteStore {
                     outcome = (.failed, 1, d.notBefore, status, reason)
                     failed += 1
                     reasons[reason, default: 0] += 1
-                    if retire { retired += try Self.retire(seq: d.seq, token: d.deviceToken, reason: reason, timestamp: timestamp, now: now, db) }
+                    try Self.recordDeliveryFailed(outbox, pushID: pushID, deliveryID: nil, installationID: d.installationID, token: d.deviceToken,
+                                                  reason: reason, status: status, now: now, db)
+                    if retire, try Self.retire(seq: d.seq, token: d.deviceToken, reason: reason, timestamp: timestamp, now: now, db) > 0 {
+                        retired += 1
+                        try Self.recordRetired(outbox, seq: d.seq, installationID: d.installationID, token: d.deviceToken, reason: reason,
+                                               timestamp: timestamp, pushID: pushID, now: now, db)
+                    }
                 case let .retry(at, reason, status)?:
                     outcome = (.pending, 1, at, status, reason)
                 }

@@ -88,6 +88,7 @@ extension SQLiteStore {
             let cancelled = try db.execute("UPDATE deliveries SET state = 4, updated_at = ? WHERE push_id = ? AND state = 0", [now.sql, .text(id)])
             try db.execute("UPDATE pushes SET status = 'cancelled', cancelled = cancelled + ?, finished_at = ?, updated_at = ? WHERE id = ?",
                            [.int(cancelled), now.sql, now.sql, .text(id)])
+            try Self.recordPushFinished(pushID: id, now: now, db)
             return try db.first("SELECT \(Self.pushColumns) FROM pushes WHERE id = ?", [.text(id)], Self.push)
         }
     }
@@ -95,23 +96,27 @@ extension SQLiteStore {
     public func failPush(id: String, code: String, message: String, now: Date) async throws {
         try await database.write { db in
             let cancelled = try db.execute("UPDATE deliveries SET state = 4, updated_at = ? WHERE push_id = ? AND state = 0", [now.sql, .text(id)])
-            try db.execute("""
+            if try db.execute("""
                 UPDATE pushes SET status = 'failed', error_code = ?, error_message = ?, cancelled = cancelled + ?, finished_at = ?, updated_at = ?
                 WHERE id = ? AND status NOT IN ('done', 'cancelled', 'failed')
-                """, [.text(code), .text(message), .int(cancelled), now.sql, now.sql, .text(id)])
+                """, [.text(code), .text(message), .int(cancelled), now.sql, now.sql, .text(id)]) > 0 {
+                try Self.recordPushFinished(pushID: id, now: now, db)
+            }
         }
     }
 
     /// Marks the push done when fan-out is complete and no delivery is pending or in flight.
     public func finishIfComplete(pushID: String, now: Date) async throws -> Bool {
         try await database.write { db in
-            try db.execute("""
+            let finished = try db.execute("""
                 UPDATE pushes SET status = 'done', finished_at = ?2, updated_at = ?2
                 WHERE id = ?1 AND status = 'sending' AND fanout_done = 1
                   -- one test per partial index (pending, in flight): `state IN (0, 1)` would walk every row of the push
                   AND NOT EXISTS (SELECT 1 FROM deliveries WHERE push_id = ?1 AND state = 0)
                   AND NOT EXISTS (SELECT 1 FROM deliveries WHERE push_id = ?1 AND state = 1)
                 """, [.text(pushID), now.sql]) > 0
+            if finished { try Self.recordPushFinished(pushID: pushID, now: now, db) }
+            return finished
         }
     }
 
@@ -124,7 +129,10 @@ extension SQLiteStore {
             guard let inst = try Self.findInstallation(appID: appID, id: installationID, db) else { throw StoreError.notFound }
             let inserted = try db.execute("INSERT OR IGNORE INTO opens (push_id, seq, opened_at) VALUES (?, ?, ?)",
                                           [.text(pushID), .integer(inst.seq), now.sql])
-            if inserted > 0 { try db.execute("UPDATE pushes SET opened = opened + 1 WHERE id = ?", [.text(pushID)]) }
+            if inserted > 0 {
+                try db.execute("UPDATE pushes SET opened = opened + 1 WHERE id = ?", [.text(pushID)])
+                try SQLiteOutbox.forApp(appID, db).record(.opened(pushID: pushID, installationID: inst.id, at: now), now: now, db)
+            }
             return inserted > 0
         }
     }

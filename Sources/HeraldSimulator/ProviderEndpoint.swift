@@ -36,9 +36,21 @@ public final class ProviderEndpoint: Sendable {
     /// Counting mode: 200 for anything, with the request's `apns-id` or a cheap generated one (and, on
     /// sandbox, an `apns-unique-id`, as every success there carries). One atomic increment; nothing is
     /// parsed, checked or stored.
-    public func acceptAll(_ request: HTTPRequest, environment: PushEnvironment) -> HTTPResponse {
+    public func acceptAll(_ request: HTTPRequest, environment: PushEnvironment, now: Date = Date()) -> HTTPResponse {
         state.acceptAllCount.add(1, ordering: .relaxed)
-        return success(apnsID: request.headers["apns-id"] ?? ids.next(), environment: environment)
+        let apnsID = request.headers["apns-id"] ?? ids.next()
+        if configuration.acceptAllUnregisteredRate > 0, Self.isPicked(token: request.path.split(separator: "/").last ?? "",
+                                                                      rate: configuration.acceptAllUnregisteredRate) {
+            return reject(.unregistered, apnsID: apnsID, timestamp: now)
+        }
+        return success(apnsID: apnsID, environment: environment)
+    }
+
+    /// Whether `token` is among the `rate` share picked by a stable hash (FNV-1a) of its text.
+    static func isPicked(token: Substring, rate: Double) -> Bool {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in token.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Double(hash % 10_000) < rate * 10_000
     }
 
     /// `acceptAll` as the HTTP/2 transport's fast path: the same answer and count, with no request decoded.

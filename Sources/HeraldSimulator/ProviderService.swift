@@ -46,12 +46,12 @@ public final class ProviderService: HTTP2ServerDelegate {
 
     /// Accept-all connections skip request decoding altogether.
     public func fixedResponse(for connection: HTTP2ServerConnection) -> HTTP2FixedResponse? {
-        mode == .acceptAll ? endpoint.acceptAllResponse(environment: environment) : nil
+        mode == .acceptAll && endpoint.configuration.acceptAllUnregisteredRate == 0 ? endpoint.acceptAllResponse(environment: environment) : nil
     }
 
     public func handle(_ request: HTTPRequest, on connection: HTTP2ServerConnection, responder: HTTP2Responder) {
         if mode == .acceptAll {
-            responder.respond(endpoint.acceptAll(request, environment: environment))
+            responder.respond(endpoint.acceptAll(request, environment: environment, now: clock()))
             return
         }
         guard let auth = connection.context as? ConnectionAuthState else {

@@ -31,6 +31,10 @@ public struct SimulatorConfiguration: Sendable {
     }
 
     public var mode: Mode = .validating
+    /// Counting mode only: this share of device tokens (picked by a hash of the token, so the same ones
+    /// every time) answer 410 `Unregistered` instead of 200, for benchmarks of token retirement. Above 0,
+    /// requests are decoded (the undecoded fast path cannot tell tokens apart).
+    public var acceptAllUnregisteredRate: Double = 0
     /// Where devices, tokens, keys and the CA are kept between runs; nil keeps everything in memory.
     public var dataDirectory: URL?
     /// The device-token rule for paths and newly issued tokens.

@@ -193,6 +193,44 @@ public protocol HeraldStorage: Sendable {
     /// Calls `onWork` (on a thread of the store's) whenever another node announces work, until the returned
     /// watch is stopped. Nil when the store has no other nodes to hear from (SQLite).
     func watchForWork(_ onWork: @escaping @Sendable () -> Void) async throws -> (any WorkWatch)?
+
+    // MARK: - Webhooks (events outbox; docs/webhooks.md)
+    // Events are written by the methods above, in the transaction of the change they report, for each enabled
+    // webhook of the app subscribed to their type: finishIfComplete, failPush, cancelPush (push.*),
+    // recordOutcomes and recordPage (installation.retired, delivery.failed), recordOpen (notification.opened),
+    // setAppPaused (app.paused, credential.rejected, app.resumed), saveCredential (app.resumed).
+
+    /// Pauses (reason, since `now`) or resumes (nil) an app as `setAppPaused` does, naming the environment whose
+    /// credential was rejected in the events it writes.
+    func setAppPaused(id: String, reason: String?, environment: String?, now: Date) async throws
+    func createWebhook(_ webhook: WebhookRecord) async throws
+    func webhooks(appID: String) async throws -> [WebhookRecord]
+    func webhook(appID: String, id: String) async throws -> WebhookRecord?
+    /// Stores url, events, description, enabled and secret. Enabling a webhook clears its failure run and
+    /// disabled reason. False when it does not exist.
+    func updateWebhook(_ webhook: WebhookRecord) async throws -> Bool
+    /// Deletes the webhook with its undelivered events and its deliveries.
+    func deleteWebhook(appID: String, id: String) async throws -> Bool
+    /// Queues a ping (no `sourceID`) or a redelivery of `sourceID`'s events, due at `now`. Nil when the webhook,
+    /// or the source delivery of that webhook, does not exist.
+    func enqueueWebhookDelivery(appID: String, webhookID: String, id: String, sourceID: String?, now: Date) async throws -> WebhookDeliveryRecord?
+    /// Claims up to `limit` due deliveries for `owner` until `leaseUntil`, in one transaction. First, for each
+    /// enabled webhook with undelivered events and no pending batch, the next batch (up to `batchSize` oldest
+    /// events) becomes a delivery: a webhook has at most one batch pending, so its events go out in outbox
+    /// order. A delivery whose lease is held by another owner and not expired is never claimed (PostgreSQL:
+    /// `FOR UPDATE SKIP LOCKED`), so no two nodes send it at once; a dead node's lease expires.
+    func claimWebhookDeliveries(owner: String, limit: Int, batchSize: Int, leaseUntil: Date, now: Date) async throws -> [ClaimedWebhookDelivery]
+    /// Records an attempt of a claimed delivery, atomically with its effect: acknowledged → delivered (its
+    /// events too; the webhook's failure run ends); else pending again at `retryAt`, or, when nil, failed (its
+    /// events stay stored as failed; for a batch of events the failure run grows, and reaching `disableAfter`
+    /// disables the webhook). Nil when `owner` no longer holds the lease (the attempt is ignored).
+    func recordWebhookAttempt(deliveryID: String, owner: String, attempt: WebhookAttemptRecord, retryAt: Date?,
+                              disableAfter: Int, now: Date) async throws -> WebhookAttemptEffect?
+    /// The webhook's deliveries, newest first, with their attempts; `before` is the previous page's last id.
+    func webhookDeliveries(webhookID: String, before: String?, limit: Int) async throws -> [WebhookDeliveryRecord]
+    func webhookQueueStats() async throws -> WebhookQueueStats
+    /// Deletes up to `limit` delivered or failed events (and finished deliveries) older than `before`.
+    func purgeWebhookEvents(before: Date, limit: Int) async throws -> Int
 }
 
 /// A running `watchForWork`; `stop()` ends it and waits until `onWork` is no longer called.

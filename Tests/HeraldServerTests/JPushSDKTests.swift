@@ -4,6 +4,7 @@ import HeraldHTTP
 import HeraldSimulator
 @testable import HeraldServer
 import HeraldProvider
+import HeraldTestSupport
 
 /// JPush's official Python server SDK (PyPI `jpush`, pinned in scripts/python-clients.sh), unchanged but for
 /// its hosts, against `herald serve`'s stack on a real socket delivering to the built-in simulator: the
@@ -128,18 +129,10 @@ import HeraldProvider
 
         let script = URL(fileURLWithPath: dataDirectory).appendingPathComponent("jpush_sdk.py")
         try Self.script.write(to: script, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(Self.python))
-        process.arguments = [script.path, "http://127.0.0.1:\(server.port)", Self.appKey, Self.masterSecret, phones[0].registrationID, phones[1].registrationID]
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let status: Int32 = try await withCheckedThrowingContinuation { cont in
-            process.terminationHandler = { cont.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { cont.resume(throwing: error) }
-        }
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let (status, printed, errors) = try await ChildProcess.run(try #require(Self.python), [
+            script.path, "http://127.0.0.1:\(server.port)", Self.appKey, Self.masterSecret, phones[0].registrationID, phones[1].registrationID,
+        ])
+        let stderr = String(decoding: errors, as: UTF8.self)
         #expect(status == 0, "the SDK failed: \(stderr)")
         let out = try JSON(parsing: Array(printed))
 

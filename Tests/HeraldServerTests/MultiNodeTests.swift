@@ -4,6 +4,7 @@ import HeraldHTTP
 import HeraldStore
 @testable import HeraldPostgres
 @testable import HeraldSimulator
+import HeraldTestSupport
 
 /// Several `herald serve` processes (the built binary) on one PostgreSQL database, delivering to one APNs
 /// simulator (in this process, over the network), with nodes killed by SIGKILL. Short leases (3 s, renewed
@@ -21,15 +22,14 @@ struct MultiNodeTests {
         let name: String
         let port: Int
         let log: URL
-        private let process = Process()
+        private let process: ChildProcess
 
         init(_ name: String, cluster: Cluster) throws {
             self.name = name
             port = Cluster.freePort()
             log = cluster.directory.appendingPathComponent("\(name).log")
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            process.executableURL = URL(fileURLWithPath: MultiNodeTests.binary)
-            process.arguments = [
+            process = try ChildProcess(MultiNodeTests.binary, [
                 "serve", "--http-port", "\(port)", "--data-dir", cluster.directory.appendingPathComponent(name).path,
                 "--store-url", cluster.storeURL, "--secrets-key", cluster.secretKey, "--admin-key", MultiNodeTests.adminKey,
                 "--simulator-enabled", "false", "--log-format", "json",
@@ -37,16 +37,12 @@ struct MultiNodeTests {
                 "--cluster-node", name, "--cluster-lease-seconds", "3", "--cluster-renew-seconds", "1",
                 "--delivery-poll-interval", "0.1", "--delivery-fan-out-batch-size", "\(MultiNodeTests.fanOutPage)",
                 "--delivery-batch-size", "\(MultiNodeTests.batchSize)", "--delivery-concurrency", "\(MultiNodeTests.concurrency)",
-            ]
-            let handle = try FileHandle(forWritingTo: log)
-            process.standardOutput = handle
-            process.standardError = handle
-            try process.run()
+            ], output: .file(log.path), error: .sameAsOutput)
         }
 
         var isRunning: Bool { process.isRunning }
-        func kill9() { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
-        func stop() { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+        func kill9() { process.signal(SIGKILL); _ = process.waitForExit() }
+        func stop() { if process.isRunning { process.signal(SIGTERM); _ = process.waitForExit() } }
         var tail: String {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             return "--- \(name)\n" + text.split(separator: "\n").suffix(15).joined(separator: "\n")

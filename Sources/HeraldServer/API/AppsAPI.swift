@@ -8,6 +8,7 @@ import HeraldStore
 struct AppsAPI {
     let apps: AppsService
     let credentials: CredentialsService
+    let webhooks: WebhooksService
 
     var routes: [Route] {
         [
@@ -54,7 +55,11 @@ struct AppsAPI {
     }
 
     func get(_ ctx: RequestContext) async throws -> HTTPResponse {
-        .json(200, Self.json(try await apps.get(id: ctx.parameter("appId"))))
+        let app = try await apps.get(id: ctx.parameter("appId"))
+        guard case .object(var o) = Self.json(app) else { return .json(200, Self.json(app)) }
+        // A webhook disabled after failing is part of the app's health, as a paused credential is.
+        o["disabledWebhooks"] = .array(try await webhooks.list(appID: app.id).filter { $0.disabledReason != nil }.map(WebhooksAPI.json))
+        return .json(200, .object(o))
     }
 
     func update(_ ctx: RequestContext) async throws -> HTTPResponse {

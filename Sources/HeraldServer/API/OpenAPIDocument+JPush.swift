@@ -103,9 +103,4 @@ extension OpenAPIDocument {
         "jpushBasic": ["type": "http", "scheme": "basic", "description": "JPush's appKey:masterSecret (PUT /v1/apps/{appId}/jpush), or <Herald app id>:<master key>."],
     ]
 
-    /// `base` (an object) with `extra`'s members added.
-    static func adding(_ extra: [String: JSON], to base: JSON) -> JSON {
-        guard case .object(let o) = base else { return base }
-        return .object(o.merging(extra) { a, _ in a })
-    }
 }

@@ -6,6 +6,12 @@ enum OpenAPIDocument {
 
     static let schemeNames = ["admin": "adminKey", "admin or master": "appAdminKey", "master": "masterKey", "client": "clientKey"]
 
+    /// `base` (an object) with `extra`'s members added; the extensions (JPush, webhooks, ...) add theirs this way.
+    static func adding(_ extra: [String: JSON], to base: JSON) -> JSON {
+        guard case .object(let o) = base else { return base }
+        return .object(o.merging(extra) { a, _ in a })
+    }
+
     static func ref(_ name: String) -> JSON { ["$ref": .string("#/components/schemas/\(name)")] }
 
     static func op(_ summary: String, auth: String?, body: String? = nil, bodyType: String = "application/json",
@@ -192,9 +198,9 @@ enum OpenAPIDocument {
         "openapi": "3.1.0",
         "info": ["title": "Herald provider API", "version": "1",
                  "description": "Self-hosted APNs provider: apps, installations, pushes. Errors are {\"error\":{\"code\",\"message\",\"field\"}}."],
-        "paths": withStorageFull(adding(jpushPaths, to: paths)),
+        "paths": withStorageFull(adding(webhookPaths, to: adding(jpushPaths, to: paths))),
         "components": [
-            "schemas": adding(jpushSchemas, to: schemas),
+            "schemas": adding(webhookSchemas, to: adding(jpushSchemas, to: schemas)),
             "securitySchemes": adding(jpushSecuritySchemes, to: [
                 "adminKey": ["type": "http", "scheme": "bearer", "description": "Admin key: manages apps."],
                 "appAdminKey": ["type": "http", "scheme": "bearer", "description": "Admin key, or the master key of the app in the path."],

@@ -32,7 +32,8 @@ struct OperationsAPI {
         guard isReady() else { return .json(503, ["status": "starting"]) }
         let paused = try await env.store.apps().filter { $0.pausedReason != nil }
         return .json(200, ["status": "ready",
-                           "pausedApps": .array(paused.map { ["id": .string($0.id), "reason": .optional($0.pausedReason), "since": ISO8601.json($0.pausedAt)] })])
+                           "pausedApps": .array(paused.map { ["id": .string($0.id), "reason": .optional($0.pausedReason), "since": ISO8601.json($0.pausedAt)] }),
+                           "disabledWebhooks": try await WebhookStatus.disabledJSON(env)])
     }
 
     static func storageReason(_ failure: StoreError) -> String {
@@ -42,6 +43,7 @@ struct OperationsAPI {
     func metrics(_ ctx: RequestContext) async throws -> HTTPResponse {
         env.metrics.set("herald_queue_pending", Double(try await env.store.pendingDeliveryCount()))
         env.metrics.set("herald_apps_paused", Double(try await env.store.apps().filter { $0.pausedReason != nil }.count))
+        try await WebhookStatus.refreshMetrics(env)
         return HTTPResponse(status: 200, headers: ["content-type": "text/plain; version=0.0.4"], body: Array(env.metrics.text().utf8))
     }
 

@@ -79,7 +79,9 @@ extension DeliveryEngine {
             }
         }
         var pauseReason: String?
+        var pausedEnvironment: String?   // named in the app.paused event
         for (environment, deliveries) in byEnvironment.sorted(by: { $0.key < $1.key }) {
+            defer { if pauseReason != nil, pausedEnvironment == nil { pausedEnvironment = environment } }
             let found: CredentialBundle?
             do { found = try await credential(app: app, environment: environment, records: credentials) } catch let error as HeraldConfiguration.Invalid {
                 // Sealed under another secret key: no send can succeed until the key or the credential is fixed.
@@ -128,7 +130,7 @@ extension DeliveryEngine {
         }
         if let pauseReason {
             env.log(.warning, "app \(app.id) paused: APNs answered \(pauseReason) for its credential; upload a working credential to resume")
-            try await env.store.setAppPaused(id: app.id, reason: pauseReason, at: now)
+            try await env.store.setAppPaused(id: app.id, reason: pauseReason, environment: pausedEnvironment, now: now)
         }
         return outcomes
     }

@@ -81,6 +81,22 @@ extension HeraldConfiguration {
         int("http.maxHeaderCount", \.httpLimits.maxHeaderCount, "header fields of one request (trailers included); past it, 431",
             default: "128"),
         int("http.maxRequestLineBytes", \.httpLimits.maxRequestLineBytes, "longer request lines get 414", default: "8192 (8 KiB)"),
+        number("webhooks.timeout", \.webhooks.timeout, "seconds a webhook receiver has to answer a POST (connect, send, answer)", default: "10 s"),
+        number("webhooks.retryBase", \.webhooks.retryBase, "seconds: first wait before a failed webhook delivery is tried again", default: "5 s"),
+        number("webhooks.retryCap", \.webhooks.retryCap, "seconds: longest wait between tries of a webhook delivery", default: "1800 s"),
+        number("webhooks.maxAge", \.webhooks.maxAge, "seconds a webhook delivery is retried, counted from its oldest event; then its events are kept as failed",
+               default: "86400 s"),
+        int("webhooks.disableAfter", \.webhooks.disableAfter, "webhook deliveries given up in a row that disable the webhook", default: "5"),
+        ConfigurationKey("webhooks.caFile", "CA file (PEM) to trust for https webhook receivers instead of the system's", default: "system CAs",
+                         parse: { c, value in c.webhooks.caFile = value }, show: { $0.webhooks.caFile ?? "(system CAs)" }),
+        ConfigurationKey("webhooks.allowHttp", "allow http:// webhook URLs on any host (otherwise only localhost)", default: "false",
+                         parse: { c, value in
+                             guard let b = Bool(value) else { throw Invalid(key: "webhooks.allowHttp", message: "expected true or false") }
+                             c.webhooks.allowHttp = b
+                         },
+                         show: { String($0.webhooks.allowHttp) }),
+        number("webhooks.pollInterval", \.webhooks.pollInterval, "seconds between looks at the events outbox when idle", default: "1 s"),
+        int("webhooks.concurrency", \.webhooks.concurrency, "webhook POSTs in flight at once", default: "4"),
     ]
 
     private typealias Key = ConfigurationKey<HeraldConfiguration>

@@ -52,6 +52,8 @@ public struct HeraldConfiguration: Sendable {
     public var runWorkers: Bool = true
     /// `delivery.shutdownGrace` seconds `shutdown()` waits for in-flight batches.
     public var shutdownGrace: Double = 10
+    /// `webhooks.*`: sending events to webhooks.
+    public var webhooks = WebhookSettings()
 
     /// `cluster.node`: the name this node's id starts with (a random suffix follows); nil: the host name.
     public var nodeName: String?

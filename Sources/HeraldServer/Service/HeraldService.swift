@@ -18,6 +18,8 @@ public final class HeraldService: Sendable {
     public let metrics: Metrics
     /// Exposed so tools and tests can drive delivery by hand (`runUntilIdle`) when `runWorkers` is false.
     public let engine: DeliveryEngine
+    /// Sends the events outbox to webhooks; `runUntilIdle` drives it by hand when `runWorkers` is false.
+    public let webhookWorker: WebhookWorker
     let env: ServiceEnvironment
     /// The operations; every interface (REST, LeanCloud, bootstrap, simulator opens) goes through them.
     let services: Services
@@ -44,19 +46,22 @@ public final class HeraldService: Sendable {
         let env = ServiceEnvironment(store: store, crypto: crypto, clock: clock, configuration: configuration, metrics: metrics,
                                      authenticator: authenticator, logHandler: log)
         let engine = DeliveryEngine(env: env, transport: transport)
+        let webhookWorker = WebhookWorker(env: env)
+        self.webhookWorker = webhookWorker
         self.store = store
         self.metrics = metrics
         self.env = env
         self.engine = engine
-        let services = Services(env: env, engine: engine)
+        let services = Services(env: env, engine: engine, webhookWorker: webhookWorker)
         self.services = services
         let startedFlag = started
-        let routes = AppsAPI(apps: services.apps, credentials: services.credentials).routes
+        let routes = AppsAPI(apps: services.apps, credentials: services.credentials, webhooks: services.webhooks).routes
             + InstallationsAPI(installations: services.installations, opens: services.opens).routes
             + TransferAPI(env: env, installations: services.installations).routes + PushesAPI(pushes: services.pushes).routes
             + LeanCloudCompatAPI(installations: services.installations, pushes: services.pushes).routes
             + JPushAPI(services: services, authenticator: authenticator).routes
             + OperationsAPI(env: env, isReady: { startedFlag.isSet }).routes
+            + WebhooksAPI(webhooks: services.webhooks).routes
         api = APIHandler(router: Router(routes: routes), authenticator: authenticator,
                          limiter: RateLimiter(rate: configuration.apiRateLimit, burst: configuration.apiRateBurst),
                          metrics: metrics, clock: clock, maxBodyBytes: configuration.maxBodyBytes, log: log)
@@ -98,6 +103,7 @@ public final class HeraldService: Sendable {
             // Registered before the first claim, so no rescue mistakes this node's claims for a dead one's.
             await engine.joinCluster()
             engine.startLoop()
+            webhookWorker.startLoop()
         }
         started.isSet = true
         return StartReport(generatedAdminKey: generated, schemaVersion: try await store.schemaVersion(), requeuedDeliveries: requeued)
@@ -107,6 +113,7 @@ public final class HeraldService: Sendable {
     public func shutdown() async {
         started.isSet = false
         await engine.stop()
+        await webhookWorker.stop()
     }
 
     /// The 32-byte credential-sealing key: from configuration, or a key file created on first start.

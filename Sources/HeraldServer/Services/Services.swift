@@ -8,8 +8,9 @@ struct Services: Sendable {
     let opens: OpensService
     let compatIdentities: CompatIdentitiesService
     let jpushSchedules: JPushSchedulesService
+    let webhooks: WebhooksService
 
-    init(env: ServiceEnvironment, engine: DeliveryEngine) {
+    init(env: ServiceEnvironment, engine: DeliveryEngine, webhookWorker: WebhookWorker) {
         apps = AppsService(env: env)
         credentials = CredentialsService(env: env)
         installations = InstallationsService(env: env)
@@ -17,5 +18,6 @@ struct Services: Sendable {
         opens = OpensService(env: env)
         compatIdentities = CompatIdentitiesService(env: env)
         jpushSchedules = JPushSchedulesService(env: env, pushes: pushes)
+        webhooks = WebhooksService(env: env, worker: webhookWorker)
     }
 }

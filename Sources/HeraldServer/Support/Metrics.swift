@@ -23,6 +23,14 @@ public final class Metrics: Sendable {
         "herald_cluster_nodes": ("gauge", "Nodes with a live lease on the shared database, as this node last saw them."),
         "herald_cluster_leader": ("gauge", "1 while this node holds the scheduler lease (promotes, purges, rescues)."),
         "herald_cluster_rescues_total": ("counter", "Expired nodes whose work this node took back."),
+        "herald_webhook_events_pending": ("gauge", "Events in the outbox not yet acknowledged by their webhook (nor given up)."),
+        "herald_webhook_oldest_pending_seconds": ("gauge", "Age of the oldest pending event (0 when none)."),
+        "herald_webhook_events_delivered_total": ("counter", "Events acknowledged by a webhook (redeliveries count again)."),
+        "herald_webhook_events_failed_total": ("counter", "Events given up after webhooks.maxAge; kept as failed."),
+        "herald_webhook_requests_total": ("counter", "Webhook POSTs by result (acknowledged, failed)."),
+        "herald_webhook_request_seconds": ("histogram", "Time a webhook POST took, to its answer or failure."),
+        "herald_webhooks_disabled": ("gauge", "Webhooks disabled after a run of failed deliveries."),
+        "herald_webhooks_disabled_total": ("counter", "Times a webhook was disabled after a run of failed deliveries."),
     ]
     /// Default histogram buckets, in seconds.
     public static let latencyBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]

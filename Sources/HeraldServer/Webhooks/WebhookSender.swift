@@ -1,0 +1,101 @@
+import Foundation
+import HeraldCrypto
+import HeraldHTTP
+import HeraldIO
+import HeraldStore
+
+/// Builds, signs and POSTs one webhook delivery. One connection per POST (receivers are few and batches
+/// large); redirects are not followed (a 3xx is a failed attempt); the answer's body is read only up to
+/// `WebhookAttemptRecord.maxBodyBytes` and the whole exchange is bounded by `webhooks.timeout`.
+struct WebhookSender: Sendable {
+    private let tls: Result<TLSContext, Error>
+    let timeout: Double
+    let allowHTTP: Bool
+
+    init(settings: WebhookSettings) {
+        let trust: TLSTrust = settings.caFile.map { .caFile($0) } ?? .system
+        tls = Result { try TLSContext(client: TLSClientConfiguration(trust: trust, alpn: [])) }
+        timeout = settings.timeout
+        allowHTTP = settings.allowHttp
+    }
+
+    /// The request body: `{"events":[...]}` with each stored event's data inserted as it is.
+    static func body(_ events: [WebhookEvent]) -> [UInt8] {
+        var out = "{\"events\":["
+        for (i, e) in events.enumerated() {
+            if i > 0 { out += "," }
+            out += "{\"id\":"
+            EventValue.quote(e.id, to: &out)
+            out += ",\"type\":"
+            EventValue.quote(e.type, to: &out)
+            out += ",\"createdAt\":\"\(EventValue.iso8601(e.createdAt))\",\"appId\":"
+            EventValue.quote(e.appID, to: &out)
+            out += ",\"data\":" + e.data + "}"
+        }
+        return Array((out + "]}").utf8)
+    }
+
+    /// `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed with the secret's UTF-8 bytes>`.
+    static func signature(secret: String, timestamp: Int, body: [UInt8]) -> String {
+        let mac = Digest.hmacSHA256(key: Array(secret.utf8), message: Array("\(timestamp).".utf8) + body)
+        return "t=\(timestamp),v1=\(hexString(mac))"
+    }
+
+    /// POSTs `body`; never throws: what happened is the attempt's record.
+    func post(_ body: [UInt8], to url: String, headers: [(String, String)], at: Date) async -> WebhookAttemptRecord {
+        let started = ContinuousClock.now
+        func record(status: Int?, body: [UInt8] = [], error: String?) -> WebhookAttemptRecord {
+            let elapsed = ContinuousClock.now - started
+            let ms = Int(elapsed.components.seconds * 1000) + Int(elapsed.components.attoseconds / 1_000_000_000_000_000)
+            let text = body.isEmpty ? nil : String(decoding: body.prefix(WebhookAttemptRecord.maxBodyBytes), as: UTF8.self)
+            return WebhookAttemptRecord(number: 0, at: at, status: status, body: text, error: error, latencyMilliseconds: ms)
+        }
+        let target: WebhookURL
+        do { target = try WebhookURL.parse(url, allowHTTP: allowHTTP) } catch { return record(status: nil, error: "\(error)") }
+        var tlsContext: TLSContext?
+        if target.secure {
+            switch tls {
+            case .success(let context): tlsContext = context
+            case .failure(let error): return record(status: nil, error: "TLS setup failed (webhooks.caFile?): \(error)")
+            }
+        }
+        var requestHeaders = HTTPHeaders()
+        requestHeaders.add("Content-Type", "application/json")
+        requestHeaders.add("User-Agent", "Herald-Webhooks/1")
+        for (name, value) in headers { requestHeaders.add(name, value) }
+        let request = HTTPRequest(method: "POST", target: target.target, headers: requestHeaders, body: body)
+        let client = HTTP1Client(host: target.host, port: target.port, tls: tlsContext)
+        let kept = CappedBytes(limit: WebhookAttemptRecord.maxBodyBytes)
+        let limit = timeout
+        do {
+            let status = try await withThrowingTaskGroup(of: Int?.self) { group in
+                group.addTask {
+                    try await client.stream(request, timeout: .milliseconds(Int64(limit * 1000))) { kept.append($0) }.status
+                }
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(Int64(limit * 1000)))
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
+            }
+            guard let status else { return record(status: nil, body: kept.bytes, error: "no complete answer within \(limit) s") }
+            return record(status: status, body: kept.bytes, error: nil)
+        } catch {
+            return record(status: nil, error: "\(error)")
+        }
+    }
+}
+
+/// The first bytes of a body; the rest is read and dropped.
+private final class CappedBytes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [UInt8] = []
+    let limit: Int
+    init(limit: Int) { self.limit = limit }
+    func append(_ b: [UInt8]) {
+        lock.lock(); defer { lock.unlock() }
+        if storage.count < limit { storage += b.prefix(limit - storage.count) }
+    }
+    var bytes: [UInt8] { lock.lock(); defer { lock.unlock() }; return storage }
+}
