@@ -54,7 +54,7 @@ public final class HeraldService: Sendable {
         let routes = AppsAPI(apps: services.apps, credentials: services.credentials).routes
             + InstallationsAPI(installations: services.installations, opens: services.opens).routes
             + TransferAPI(env: env, installations: services.installations).routes + PushesAPI(pushes: services.pushes).routes
-            + LeanCloudCompatAPI(installations: services.installations, pushes: services.pushes).routes
+            + LeanCloudAPI(installations: services.installations, pushes: services.pushes, identities: services.compatIdentities, keys: authenticator).routes + LeanCloudKeysAPI(identities: services.compatIdentities).routes
             + OperationsAPI(env: env, isReady: { startedFlag.isSet }).routes
         api = APIHandler(router: Router(routes: routes), authenticator: authenticator,
                          limiter: RateLimiter(rate: configuration.apiRateLimit, burst: configuration.apiRateBurst),

@@ -6,6 +6,9 @@ import HeraldStore
 /// (LeanCloud's `X-LC-Sign` is an MD5 over the key), so they are sealed, not hashed; only hints are shown.
 struct CompatIdentitiesService: Sendable {
     let env: ServiceEnvironment
+    /// Resolved identities, so a signed request costs no store read and no unsealing; cleared by put/delete here
+    /// and aged out after `CompatIdentityCache.lifetime` for changes made by another server on the same database.
+    let cache = CompatIdentityCache()
 
     /// What an operator sees: the public id and each secret's first characters.
     struct Summary: Sendable, Equatable {
@@ -26,6 +29,7 @@ struct CompatIdentitiesService: Sendable {
                                           hint: JSON.object(hints.mapValues { .string($0) }).encoded, createdAt: created, updatedAt: now)
         do {
             try await env.store.saveCompatIdentity(record)
+            cache.removeAll()
         } catch StoreError.conflict {
             throw ServiceError.conflict("Another app already uses this \(provider) id; each id belongs to one app.", field: "appId")
         }
@@ -45,10 +49,19 @@ struct CompatIdentitiesService: Sendable {
         guard try await env.store.deleteCompatIdentity(appID: app.id, provider: provider) else {
             throw ServiceError.notFound("The app's \(provider) identity")
         }
+        cache.removeAll()
     }
 
     /// The Herald app and the secrets behind a public id a request presents; nil when no app has it.
     func resolve(provider: String, publicID: String) async throws -> (appID: String, secrets: [String: String])? {
+        let now = env.clock.now()
+        if let cached = cache.get(provider: provider, publicID: publicID, now: now) { return cached.identity }
+        let resolved = try await resolveStored(provider: provider, publicID: publicID)
+        cache.put(provider: provider, publicID: publicID, resolved.map { CompatIdentityCache.Identity(appID: $0.appID, secrets: $0.secrets) }, now: now)
+        return resolved
+    }
+
+    private func resolveStored(provider: String, publicID: String) async throws -> (appID: String, secrets: [String: String])? {
         guard let record = try await env.store.compatIdentity(provider: provider, publicID: publicID) else { return nil }
         guard case .object(let fields) = try JSON(parsing: try env.crypto.open(record.sealed)) else { return nil }
         return (record.appID, fields.compactMapValues(\.stringValue))

@@ -32,6 +32,17 @@ struct InstallationsService: Sendable {
         return r
     }
 
+    /// The installation a save names, as LeanCloud and Parse find it: by server id (or installationId), else by
+    /// installationId, else by device token; nil when none matches.
+    func find(appID: String, id: String?, installationID: String?, deviceToken: String?) async throws -> InstallationRecord? {
+        for key in [id, installationID].compactMap({ $0 }) where !key.isEmpty && key.utf8.count <= 128 {
+            if let r = try await env.store.installation(appID: appID, id: key) { return r }
+        }
+        guard let deviceToken else { return nil }
+        let token = try Rules.deviceToken(deviceToken, field: "deviceToken")
+        return try await env.store.installations(appID: appID, query: InstallationQuery(deviceToken: token, limit: 1)).first
+    }
+
     /// Changes the fields the draft sets; the others keep their values.
     func update(appID: String, id: String, _ draft: InstallationDraft) async throws -> InstallationRecord {
         do {
