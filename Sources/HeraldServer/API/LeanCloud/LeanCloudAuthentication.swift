@@ -24,11 +24,13 @@ struct LeanCloudAuthentication: CallerAuthentication {
            let identity = try await identities.resolve(provider: "leancloud", publicID: id) {
             let presented = try Self.presentedKey(headers, now: now)
             let secret = presented.master ? identity.secrets["masterKey"] : identity.secrets["appKey"]
-            guard let secret, presented.matches(secret) else { throw LeanCloudError.unauthorized }
-            let role: Principal.Role = presented.master ? .master(appID: identity.appID) : .client(appID: identity.appID)
-            return Principal(keyID: "leancloud:\(identity.appID):\(presented.master ? "master" : "app")", role: role)
+            if let secret, presented.matches(secret) {
+                let role: Principal.Role = presented.master ? .master(appID: identity.appID) : .client(appID: identity.appID)
+                return Principal(keyID: "leancloud:\(identity.appID):\(presented.master ? "master" : "app")", role: role)
+            }
+            guard headers["x-lc-sign"] == nil else { throw LeanCloudError.unauthorized }
         }
-        // Not a LeanCloud App ID Herald knows: a Herald key sent LeanCloud's way, or nothing.
+        // Not a LeanCloud key of a known App ID: a Herald key sent LeanCloud's way, or nothing.
         guard let key = headers["x-lc-key"]?.split(separator: ",").first else { throw LeanCloudError.unauthorized }
         do {
             return try await keys.authenticate("Bearer " + key.trimmingCharacters(in: .whitespaces))
