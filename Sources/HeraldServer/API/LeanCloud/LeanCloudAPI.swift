@@ -141,6 +141,8 @@ struct LeanCloudAPI {
         .json(200, .object(LeanCloudNotification.json(try await pushes.get(appID: try ctx.appID, id: ctx.parameter("objectId")))))
     }
 
+    static let scannedNotifications = 200
+
     /// Recent records newest first; `where` may name an objectId (or `$in` list) and a LeanCloud status.
     func notifications(_ ctx: RequestContext) async throws -> HTTPResponse {
         let limit = try ctx.intQuery("limit", default: 100, range: 0...1000)
@@ -166,7 +168,8 @@ struct LeanCloudAPI {
                 return .json(200, ["results": .array(records.filter { query?.matches($0) ?? true }.map(JSON.object))])
             }
         }
-        let recent = try await pushes.list(appID: appID, limit: 1000).map(LeanCloudNotification.json)
+        // Each record costs a read of its failure reasons: a filter looks at the most recent `scanned` pushes only.
+        let recent = try await pushes.list(appID: appID, limit: query == nil ? limit : Self.scannedNotifications).map(LeanCloudNotification.json)
         return .json(200, ["results": .array(recent.filter { query?.matches($0) ?? true }.prefix(limit).map(JSON.object))])
     }
 }
