@@ -40,7 +40,11 @@ struct InstallationsService: Sendable {
         }
         guard let deviceToken else { return nil }
         let token = try Rules.deviceToken(deviceToken, field: "deviceToken")
-        return try await env.store.installations(appID: appID, query: InstallationQuery(deviceToken: token, limit: 1)).first
+        // Through the token index (the installation query walks the app's rows in order). An inactive row with
+        // this token is not found here; registering the token finds and revives it.
+        let selector = AudienceSelector(source: .tokens([token]))
+        guard let member = try await env.store.audience(appID: appID, selector: selector, after: 0, limit: 1).first else { return nil }
+        return try await env.store.installation(appID: appID, id: member.id)
     }
 
     /// Changes the fields the draft sets; the others keep their values.
