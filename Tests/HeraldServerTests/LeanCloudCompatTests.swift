@@ -213,6 +213,11 @@ import HeraldHTTP
         #expect(counted.body["count"] == 2 && counted.body["results"] == [])
         #expect(await query("limit=1001").body["code"] == 1)
 
+        // valid: false stops pushes to the device, as on LeanCloud; the installation stays and says so.
+        #expect(await t.call("PUT", "/1.1/installations/\(ids[2])", json: ["valid": false], headers: signed(t)).status == 200)
+        #expect(await t.call("GET", "/1.1/installations/\(ids[2])", headers: signed(t)).body["valid"] == false)
+        #expect(await found(#"{"valid":true}"#) == [ids[0], ids[1]])
+
         #expect(await t.call("DELETE", "/1.1/installations/\(ids[0])", headers: master).status == 200)
         let gone = await t.call("GET", "/1.1/installations/\(ids[0])", headers: master)
         #expect(gone.status == 404 && gone.body["code"] == 101)
