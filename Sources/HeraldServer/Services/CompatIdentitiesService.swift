@@ -55,7 +55,7 @@ struct CompatIdentitiesService: Sendable {
     /// The Herald app and the secrets behind a public id a request presents; nil when no app has it.
     func resolve(provider: String, publicID: String) async throws -> (appID: String, secrets: [String: String])? {
         let now = env.clock.now()
-        if let cached = cache.get(provider: provider, publicID: publicID, now: now) { return cached.identity }
+        if let cached = cache.get(provider: provider, publicID: publicID, now: now) { return cached.identity.map { ($0.appID, $0.secrets) } }
         let resolved = try await resolveStored(provider: provider, publicID: publicID)
         cache.put(provider: provider, publicID: publicID, resolved.map { CompatIdentityCache.Identity(appID: $0.appID, secrets: $0.secrets) }, now: now)
         return resolved

@@ -6,7 +6,8 @@ import Synchronization
 /// identity each time.
 final class CompatIdentityCache: Sendable {
     struct Identity: Sendable { var appID: String; var secrets: [String: String] }
-    struct Entry: Sendable { var identity: (appID: String, secrets: [String: String])?; var at: Date }
+    /// `identity` is nil when no app has the id.
+    struct Entry: Sendable { var identity: Identity?; var at: Date }
 
     /// A change made through another server sharing the database is seen within this time.
     static let lifetime: TimeInterval = 30
@@ -14,19 +15,19 @@ final class CompatIdentityCache: Sendable {
     /// entries the cache starts over.
     static let capacity = 10_000
 
-    private let entries = Mutex<[String: (Identity?, Date)]>([:])
+    private let entries = Mutex<[String: Entry]>([:])
 
     func get(provider: String, publicID: String, now: Date) -> Entry? {
         entries.withLock { map in
-            guard let (identity, at) = map[provider + "\u{0}" + publicID], now.timeIntervalSince(at) < Self.lifetime, at <= now else { return nil }
-            return Entry(identity: identity.map { ($0.appID, $0.secrets) }, at: at)
+            guard let entry = map[provider + "\u{0}" + publicID], entry.at <= now, now.timeIntervalSince(entry.at) < Self.lifetime else { return nil }
+            return entry
         }
     }
 
     func put(provider: String, publicID: String, _ identity: Identity?, now: Date) {
         entries.withLock { map in
             if map.count >= Self.capacity { map.removeAll() }
-            map[provider + "\u{0}" + publicID] = (identity, now)
+            map[provider + "\u{0}" + publicID] = Entry(identity: identity, at: now)
         }
     }
 

@@ -94,14 +94,14 @@ struct LeanCloudAPI {
     }
 
     func create(_ ctx: RequestContext) async throws -> HTTPResponse {
-        let outcome = try await perform(.save(body: try body(ctx), objectID: nil), appID: try ctx.appID, fetchWhenSave: Self.fetchWhenSave(ctx))
+        let outcome = try await perform(.save(body: try ctx.jsonObject(), objectID: nil), appID: try ctx.appID, fetchWhenSave: Self.fetchWhenSave(ctx))
         var headers = HTTPHeaders()
         if outcome.status == 201, let id = outcome.objectID { headers.set("location", "\(ctx.request.path)/\(id)") }
         return .json(outcome.status, .object(outcome.body), headers: headers)
     }
 
     func update(_ ctx: RequestContext) async throws -> HTTPResponse {
-        let outcome = try await perform(.save(body: try body(ctx), objectID: ctx.parameter("objectId")), appID: try ctx.appID,
+        let outcome = try await perform(.save(body: try ctx.jsonObject(), objectID: ctx.parameter("objectId")), appID: try ctx.appID,
                                         fetchWhenSave: Self.fetchWhenSave(ctx))
         return .json(200, .object(outcome.body))
     }
@@ -123,11 +123,6 @@ struct LeanCloudAPI {
     }
 
     static func fetchWhenSave(_ ctx: RequestContext) -> Bool { ctx.query("fetchWhenSave") == "true" || ctx.query("new") == "true" }
-
-    /// The body as a JSON object, with LeanCloud's 107 for anything else.
-    func body(_ ctx: RequestContext) throws -> [String: JSON] {
-        try ctx.jsonObject()
-    }
 
     // MARK: Push and its record
 

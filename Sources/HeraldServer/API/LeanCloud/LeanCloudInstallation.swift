@@ -85,7 +85,10 @@ enum LeanCloudInstallation {
         }
         switch op {
         case nil: return try list(value)
-        case "AddUnique", "Add": return current + (try list(value["objects"])).filter { !current.contains($0) }.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+        case "AddUnique", "Add":   // channels are a set in Herald: Add cannot repeat one either
+            var result = current
+            for name in try list(value["objects"]) where !result.contains(name) { result.append(name) }
+            return result
         case "Remove": let gone = Set(try list(value["objects"])); return current.filter { !gone.contains($0) }
         case "Delete": return []
         case let other?: throw ServiceError.invalid("channels", "channels: \(other) is not supported; use AddUnique, Add, Remove or Delete.")
