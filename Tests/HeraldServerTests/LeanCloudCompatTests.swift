@@ -125,7 +125,15 @@ import HeraldHTTP
         ]]], headers: signed(t))
         #expect(put.status == 200 && put.body["third"]?["updatedAt"]?.stringValue != nil, "\(put.text)")
 
+        // The objc SDK rewrites every installation save to POST /1.1/installations with the objectId it knows in
+        // the body: a new token (APNs issued another) updates that installation instead of making a second one.
+        let moved = await t.call("POST", "/1.1/batch/save", json: ["requests": [[
+            "method": "POST", "path": "/1.1/installations",
+            "body": ["objectId": .string(objectID), "deviceType": "ios", "deviceToken": .string(token(8)), "apnsTeamId": "TEAM123456", "__internalId": "fourth"],
+        ]]], headers: signed(t))
+        #expect(moved.body["fourth"]?["objectId"]?.stringValue == objectID, "\(moved.text)")
         let stored = await t.call("GET", "/v1/installations/\(objectID)", key: app.master).body
+        #expect(stored["deviceToken"]?.stringValue == token(8))
         #expect(stored["tags"] == ["news"] && stored["badge"] == 2 && stored["timeZone"] == "Asia/Shanghai" && stored["topic"] == "com.example.demo")
         #expect(stored["properties"] == ["apnsTeamId": "TEAM123456"])
 
