@@ -31,7 +31,7 @@ run: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --product herald
-	HERALD_KALYKE_PYTHON=$$(./scripts/python-clients.sh) HERALD_JPUSH_PYTHON=$$(./scripts/python-clients.sh) ./scripts/postgres-test.sh run $(SWIFT) test --skip-build
+	HERALD_KALYKE_PYTHON=$$(./scripts/python-clients.sh) HERALD_JPUSH_PYTHON=$$(./scripts/python-clients.sh) HERALD_LEANCLOUD_PYTHON=$$(./scripts/python-clients.sh) ./scripts/postgres-test.sh run $(SWIFT) test --skip-build
 	$(MAKE) fuzz-smoke
 
 fuzz-build: deps

@@ -43,7 +43,7 @@ extension CommandGroup {
 enum AppsCommand: CommandGroup {
     static let name = "apps"
     static let abstract = "Create, list and manage apps and their keys (admin key)."
-    static var subcommands: [Command.Type] { [AppsListCommand.self, AppsCreateCommand.self, AppsRotateCommand.self, AppsDeleteCommand.self, AppsJPushCommand.self] }
+    static var subcommands: [Command.Type] { [AppsListCommand.self, AppsCreateCommand.self, AppsRotateCommand.self, AppsDeleteCommand.self, AppsLeanCloudCommand.self, AppsJPushCommand.self] }
 }
 
 enum AppsListCommand: Command {

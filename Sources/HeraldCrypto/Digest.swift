@@ -13,6 +13,17 @@ public enum Digest {
         }
     }
 
+    /// MD5 of `data` (16 bytes). Only for protocols that require it (LeanCloud's `X-LC-Sign`), never for new designs.
+    public static func md5<D: Collection>(_ data: D) -> [UInt8] where D.Element == UInt8 {
+        withContiguousBytes(data) { buffer in
+            var out = [UInt8](repeating: 0, count: 16)
+            var length: UInt32 = 0
+            let ok = EVP_Digest(buffer.baseAddress, buffer.count, &out, &length, EVP_md5(), nil)
+            precondition(ok == 1 && length == 16, "MD5 failed: \(drainOpenSSLErrors())")
+            return out
+        }
+    }
+
     /// HMAC-SHA256 of `message` under `key` (32 bytes).
     public static func hmacSHA256<K: Collection, M: Collection>(key: K, message: M) -> [UInt8]
     where K.Element == UInt8, M.Element == UInt8 {

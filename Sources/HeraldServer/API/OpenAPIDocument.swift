@@ -73,8 +73,6 @@ enum OpenAPIDocument {
         ],
         "/v1/pushes/{id}": ["get": op("Push status and counts; include=deliveries adds per-device outcomes.", auth: "master", response: "PushStatus", params: ["id"], query: ["include", "state", "cursor", "limit"])],
         "/v1/pushes/{id}/cancel": ["post": op("Cancel a push that has not finished.", auth: "master", response: "PushStatus", params: ["id"])],
-        "/1.1/installations": ["post": op("LeanCloud-compatible installation save; X-LC-Key accepted.", auth: "client", body: "LeanCloudInstallation", response: "LeanCloudObject")],
-        "/1.1/push": ["post": op("LeanCloud-compatible push; X-LC-Key: <master>,master accepted.", auth: "master", body: "LeanCloudPush", response: "LeanCloudObject")],
         "/healthz": ["get": op("Liveness.", auth: nil)],
         "/readyz": ["get": readiness],
         "/metrics": ["get": op("Prometheus metrics.", auth: nil)],
@@ -186,27 +184,21 @@ enum OpenAPIDocument {
             "nextCursor": nullableString, "unresolved": strings,
         ]),
         "PushList": object(["pushes": ["type": "array", "items": ref("PushStatus")]]),
-        "LeanCloudInstallation": object(["deviceType": string, "deviceToken": string, "installationId": string, "channels": strings,
-                                         "timeZone": string, "badge": integer, "apnsTopic": string, "localeIdentifier": string]),
-        "LeanCloudPush": object(["where": ["type": "object"], "channels": strings, "data": ["type": "object"], "prod": ["enum": ["dev", "prod"]],
-                                 "topic": string, "push_time": time, "expiration_interval": integer, "expiration_time": time,
-                                 "req_id": string, "flow_control": integer], required: ["data"]),
-        "LeanCloudObject": object(["objectId": string, "createdAt": time, "updatedAt": time]),
     ]
 
     static let document: JSON = [
         "openapi": "3.1.0",
         "info": ["title": "Herald provider API", "version": "1",
                  "description": "Self-hosted APNs provider: apps, installations, pushes. Errors are {\"error\":{\"code\",\"message\",\"field\"}}."],
-        "paths": withStorageFull(adding(webhookPaths, to: adding(jpushPaths, to: paths))),
+        "paths": withStorageFull(adding(leanCloudPaths, to: adding(webhookPaths, to: adding(jpushPaths, to: paths)))),
         "components": [
-            "schemas": adding(webhookSchemas, to: adding(jpushSchemas, to: schemas)),
-            "securitySchemes": adding(jpushSecuritySchemes, to: [
+            "schemas": adding(leanCloudSchemas, to: adding(webhookSchemas, to: adding(jpushSchemas, to: schemas))),
+            "securitySchemes": adding(leanCloudSecuritySchemes, to: adding(jpushSecuritySchemes, to: [
                 "adminKey": ["type": "http", "scheme": "bearer", "description": "Admin key: manages apps."],
                 "appAdminKey": ["type": "http", "scheme": "bearer", "description": "Admin key, or the master key of the app in the path."],
                 "masterKey": ["type": "http", "scheme": "bearer", "description": "The app's master key (server side only)."],
                 "clientKey": ["type": "http", "scheme": "bearer", "description": "The app's client key (shipped in the app) or its master key."],
-            ]),
+            ])),
         ],
     ]
 }

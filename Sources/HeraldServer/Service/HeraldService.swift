@@ -58,7 +58,7 @@ public final class HeraldService: Sendable {
         let routes = AppsAPI(apps: services.apps, credentials: services.credentials, webhooks: services.webhooks).routes
             + InstallationsAPI(installations: services.installations, opens: services.opens).routes
             + TransferAPI(env: env, installations: services.installations).routes + PushesAPI(pushes: services.pushes).routes
-            + LeanCloudCompatAPI(installations: services.installations, pushes: services.pushes).routes
+            + LeanCloudAPI(installations: services.installations, pushes: services.pushes, identities: services.compatIdentities, keys: authenticator).routes + LeanCloudKeysAPI(identities: services.compatIdentities).routes
             + JPushAPI(services: services, authenticator: authenticator).routes
             + OperationsAPI(env: env, isReady: { startedFlag.isSet }).routes
             + WebhooksAPI(webhooks: services.webhooks).routes

@@ -7,8 +7,9 @@ import HeraldStore
 /// (LeanCloud's `X-LC-Sign` is an MD5 over the key), so they are sealed, not hashed; only hints are shown.
 struct CompatIdentitiesService: Sendable {
     let env: ServiceEnvironment
-    /// Resolved identities, so a compat API's every request does not read and unseal the same row.
-    let cache = ResolvedCache()
+    /// Resolved identities, so a signed request costs no store read and no unsealing; cleared by put/delete here
+    /// and aged out after `CompatIdentityCache.lifetime` for changes made by another server on the same database.
+    let cache = CompatIdentityCache()
 
     /// What an operator sees: the public id and each secret's first characters.
     struct Summary: Sendable, Equatable {
@@ -29,6 +30,7 @@ struct CompatIdentitiesService: Sendable {
                                           hint: JSON.object(hints.mapValues { .string($0) }).encoded, createdAt: created, updatedAt: now)
         do {
             try await env.store.saveCompatIdentity(record)
+            cache.removeAll()
         } catch StoreError.conflict {
             throw ServiceError.conflict("Another app already uses this \(provider) id; each id belongs to one app.", field: "appId")
         }
@@ -55,13 +57,13 @@ struct CompatIdentitiesService: Sendable {
     /// The Herald app and the secrets behind a public id a request presents; nil when no app has it.
     func resolve(provider: String, publicID: String) async throws -> (appID: String, secrets: [String: String])? {
         let now = env.clock.now()
-        if let hit = cache.value(provider: provider, publicID: publicID, now: now) { return hit }
-        guard let resolved = try await resolveFromStore(provider: provider, publicID: publicID) else { return nil }
-        cache.store(resolved, provider: provider, publicID: publicID, now: now)
+        if let cached = cache.get(provider: provider, publicID: publicID, now: now) { return cached.identity.map { ($0.appID, $0.secrets) } }
+        let resolved = try await resolveStored(provider: provider, publicID: publicID)
+        cache.put(provider: provider, publicID: publicID, resolved.map { CompatIdentityCache.Identity(appID: $0.appID, secrets: $0.secrets) }, now: now)
         return resolved
     }
 
-    private func resolveFromStore(provider: String, publicID: String) async throws -> (appID: String, secrets: [String: String])? {
+    private func resolveStored(provider: String, publicID: String) async throws -> (appID: String, secrets: [String: String])? {
         guard let record = try await env.store.compatIdentity(provider: provider, publicID: publicID) else { return nil }
         guard case .object(let fields) = try JSON(parsing: try env.crypto.open(record.sealed)) else { return nil }
         return (record.appID, fields.compactMapValues(\.stringValue))
@@ -76,29 +78,4 @@ struct CompatIdentitiesService: Sendable {
         }
         return Summary(provider: record.provider, publicID: record.publicID, hints: hints, updatedAt: record.updatedAt)
     }
-}
-
-/// Identities found by public id, each kept `ttl` seconds. This process drops them all when it changes an
-/// identity; another node (several servers on one PostgreSQL) sees a change within `ttl`. Unknown ids are
-/// not kept, and at most `capacity` are, so requests with made-up ids cannot grow it.
-final class ResolvedCache: Sendable {
-    static let ttl: TimeInterval = 10
-    static let capacity = 1000
-    private let entries = Mutex<[String: (appID: String, secrets: [String: String], expires: Date)]>([:])
-
-    func value(provider: String, publicID: String, now: Date) -> (appID: String, secrets: [String: String])? {
-        entries.withLock { e in
-            guard let hit = e["\(provider)\u{0}\(publicID)"], hit.expires > now else { return nil }
-            return (hit.appID, hit.secrets)
-        }
-    }
-
-    func store(_ resolved: (appID: String, secrets: [String: String]), provider: String, publicID: String, now: Date) {
-        entries.withLock { e in
-            if e.count >= Self.capacity { e.removeAll() }
-            e["\(provider)\u{0}\(publicID)"] = (resolved.appID, resolved.secrets, now.addingTimeInterval(Self.ttl))
-        }
-    }
-
-    func removeAll() { entries.withLock { $0.removeAll() } }
 }

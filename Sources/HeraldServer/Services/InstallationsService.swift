@@ -47,6 +47,21 @@ struct InstallationsService: Sendable {
         try await env.store.installation(appID: appID, id: id)
     }
 
+    /// The installation a save names, as LeanCloud and Parse find it: by server id (or installationId), else by
+    /// installationId, else by device token; nil when none matches.
+    func find(appID: String, id: String?, installationID: String?, deviceToken: String?) async throws -> InstallationRecord? {
+        for key in [id, installationID].compactMap({ $0 }) where !key.isEmpty && key.utf8.count <= 128 {
+            if let r = try await env.store.installation(appID: appID, id: key) { return r }
+        }
+        guard let deviceToken else { return nil }
+        let token = try Rules.deviceToken(deviceToken, field: "deviceToken")
+        // Through the token index (the installation query walks the app's rows in order). An inactive row with
+        // this token is not found here; registering the token finds and revives it.
+        let selector = AudienceSelector(source: .tokens([token]))
+        guard let member = try await env.store.audience(appID: appID, selector: selector, after: 0, limit: 1).first else { return nil }
+        return try await env.store.installation(appID: appID, id: member.id)
+    }
+
     /// Changes the fields the draft sets; the others keep their values.
     func update(appID: String, id: String, _ draft: InstallationDraft) async throws -> InstallationRecord {
         do {
