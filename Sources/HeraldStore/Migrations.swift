@@ -119,5 +119,10 @@ enum HeraldSchema {
                 PRIMARY KEY (app_id, provider));
             CREATE UNIQUE INDEX compat_identities_public ON compat_identities(provider, public_id);
             """),
+        Migration(version: 11, name: "console sessions", sql: """
+            CREATE TABLE console_sessions (
+                id_hash BLOB PRIMARY KEY, key_hash BLOB NOT NULL, created_at REAL NOT NULL, last_seen_at REAL NOT NULL) WITHOUT ROWID;
+            CREATE INDEX console_sessions_last_seen ON console_sessions(last_seen_at);
+            """),
     ]
 }
