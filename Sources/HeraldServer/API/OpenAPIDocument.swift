@@ -191,9 +191,9 @@ enum OpenAPIDocument {
         "openapi": "3.1.0",
         "info": ["title": "Herald provider API", "version": "1",
                  "description": "Self-hosted APNs provider: apps, installations, pushes. Errors are {\"error\":{\"code\",\"message\",\"field\"}}."],
-        "paths": withStorageFull(paths),
+        "paths": withStorageFull(paths.objectValue.map { .object($0.merging(consolePaths) { a, _ in a }) } ?? paths),
         "components": [
-            "schemas": schemas,
+            "schemas": schemas.objectValue.map { .object($0.merging(consoleSchemas) { a, _ in a }) } ?? schemas,
             "securitySchemes": [
                 "adminKey": ["type": "http", "scheme": "bearer", "description": "Admin key: manages apps."],
                 "appAdminKey": ["type": "http", "scheme": "bearer", "description": "Admin key, or the master key of the app in the path."],

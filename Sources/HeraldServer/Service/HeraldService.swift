@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import HeraldCrypto
 import HeraldHTTP
+import HeraldSimulator
 import HeraldStore
 
 /// The provider service: its operations (`services`), the REST API over them (`handler`), store and delivery
@@ -35,7 +36,7 @@ public final class HeraldService: Sendable {
 
     /// Opens the store (creating and migrating it) and wires the API. Nothing runs until `start()`.
     public init(configuration: HeraldConfiguration, transport: any PushTransport, clock: any HeraldClock = SystemClock(),
-                crypto: (any ServerCrypto)? = nil, log: @escaping LogHandler = { _, _ in }) async throws {
+                crypto: (any ServerCrypto)? = nil, simulator: Simulator? = nil, log: @escaping LogHandler = { _, _ in }) async throws {
         self.configuration = configuration
         let store = try await Self.openStore(configuration, now: clock.now(), log: log)
         let crypto = try crypto ?? SecretBoxCrypto(secretKey: try Self.secretKey(configuration))
@@ -56,9 +57,13 @@ public final class HeraldService: Sendable {
             + TransferAPI(env: env, installations: services.installations).routes + PushesAPI(pushes: services.pushes).routes
             + LeanCloudCompatAPI(installations: services.installations, pushes: services.pushes).routes
             + OperationsAPI(env: env, isReady: { startedFlag.isSet }).routes
-        api = APIHandler(router: Router(routes: routes), authenticator: authenticator,
+        let sessions = ConsoleSessions(store: store, crypto: crypto, authenticator: authenticator)
+        let consoleRoutes = ConsoleAPI(sessions: sessions).routes + SimulatorAPI(simulator: simulator).routes
+            + StatisticsAPI(statistics: StatisticsService(env: env)).routes
+        api = APIHandler(router: Router(routes: routes + consoleRoutes), authenticator: authenticator,
                          limiter: RateLimiter(rate: configuration.apiRateLimit, burst: configuration.apiRateBurst),
-                         metrics: metrics, clock: clock, maxBodyBytes: configuration.maxBodyBytes, log: log)
+                         metrics: metrics, clock: clock, maxBodyBytes: configuration.maxBodyBytes,
+                         defaultDialect: APIDialect(authentications: [ConsoleSessionAuthentication(sessions: sessions)]), log: log)
     }
 
     /// The REST API as an HTTP handler: serve it with any HTTP server, or call it in-process.

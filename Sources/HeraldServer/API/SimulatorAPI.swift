@@ -1,0 +1,74 @@
+import Foundation
+import HeraldHTTP
+import HeraldSimulator
+
+/// The built-in APNs simulator of `herald serve`, on the service's own listener (the console's phone view
+/// uses it; the simulator's inspection API is another port, so another origin). Admin only: the simulator's
+/// devices hold every app's notifications. Without a built-in simulator every route answers 404.
+struct SimulatorAPI {
+    let simulator: Simulator?
+
+    var routes: [Route] {
+        [
+            Route("GET", "/v1/simulator/devices", .admin, "The built-in simulator's devices and their apps (paged: cursor, limit).", handler: devices),
+            Route("GET", "/v1/simulator/devices/{deviceId}/notifications", .admin,
+                  "Notifications a simulated device received, newest first (?sinceMs= for those delivered after a time, limit).", handler: notifications),
+            Route("POST", "/v1/simulator/devices/{deviceId}/opened", .admin,
+                  "The user opens a notification on a simulated device: {\"apnsId\"}; a Herald push counts the open.", handler: opened),
+        ]
+    }
+
+    private func running() throws -> Simulator {
+        guard let simulator else {
+            throw APIError(status: 404, code: "simulator_off", message: "herald serve runs no built-in simulator (simulator.enabled is false).")
+        }
+        return simulator
+    }
+
+    func devices(_ ctx: RequestContext) async throws -> HTTPResponse {
+        let all = try running().devices
+        let start = try ctx.intQuery("cursor", default: 0, range: 0...Int.max)
+        let limit = try ctx.intQuery("limit", default: 50, range: 1...500)
+        let page = all.dropFirst(start).prefix(limit)
+        return .json(200, ["devices": .array(page.map(Self.json)),
+                           "nextCursor": start + page.count < all.count ? .string(String(start + page.count)) : .null])
+    }
+
+    func notifications(_ ctx: RequestContext) async throws -> HTTPResponse {
+        guard let device = try running().device(ctx.parameter("deviceId")) else {
+            throw APIError(status: 404, code: "unknown_device", message: "No simulated device \(ctx.parameter("deviceId")); list them with GET /v1/simulator/devices.")
+        }
+        let since = try ctx.intQuery("sinceMs", default: 0, range: 0...Int.max)
+        let limit = try ctx.intQuery("limit", default: 50, range: 1...500)
+        let opened = Set(device.opens.map { $0.apnsID.lowercased() })
+        let list = device.inbox.filter { Self.millis($0.deliveredAt ?? $0.receivedAt) > since }.suffix(limit).reversed()
+        return .json(200, ["notifications": .array(list.map { n in
+            ["apnsId": .string(n.apnsID), "bundleId": .string(n.bundleID), "pushType": .string(n.pushType), "priority": .int(n.priority),
+             "payload": (try? JSON(parsing: n.payload)) ?? .string(String(decoding: n.payload, as: UTF8.self)),
+             "deliveredAt": ISO8601.json(n.deliveredAt ?? n.receivedAt), "deliveredAtMs": .int(Self.millis(n.deliveredAt ?? n.receivedAt)),
+             "opened": .bool(opened.contains(n.apnsID.lowercased()))]
+        })])
+    }
+
+    func opened(_ ctx: RequestContext) async throws -> HTTPResponse {
+        let body = BodyReader(try ctx.jsonObject())
+        try body.rejectUnknown(["apnsId"])
+        let apnsID = try body.requiredString("apnsId", maxLength: 64)
+        do {
+            let report = try running().reportOpened(deviceID: ctx.parameter("deviceId"), apnsID: apnsID)
+            return .json(201, ["deviceId": .string(report.deviceID), "apnsId": .string(report.apnsID), "openedAt": ISO8601.json(report.openedAt)])
+        } catch let error as SimulatorError {
+            throw APIError(status: 404, code: "not_found", message: error.description, field: "apnsId")
+        }
+    }
+
+    static func json(_ d: Device) -> JSON {
+        ["id": .string(d.id), "name": .string(d.name), "online": .bool(d.online), "notifications": .int(d.inbox.count),
+         "apps": .array(d.apps.map { a in
+             ["bundleId": .string(a.bundleID), "environment": .string(a.environment.rawValue), "token": .string(a.token),
+              "installed": .bool(a.uninstalledAt == nil), "badge": .optional(d.badges[a.bundleID])]
+         })]
+    }
+
+    static func millis(_ date: Date) -> Int { Int((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+}
