@@ -111,6 +111,13 @@ export async function render(main) {
     const mine = ++sequence;
     let body;
     try { body = build(); } catch (err) { showError(form, err); return; }
+    const c0 = body.content;
+    if (!c0.alert && !c0.localized && !c0.badge && !c0.sound && !c0.data && !c0.contentAvailable) {
+      // Nothing to deliver yet: say what to do rather than show the API's "empty content" error.
+      clearErrors(form); last = null; preview.classList.add('stale');
+      audience.textContent = t('compose.start');
+      return;
+    }
     body.dryRun = true; delete body.idempotencyKey;
     try {
       const r = await api('POST', '/v1/pushes', body);

@@ -20,9 +20,9 @@ export async function render(main) {
   const stats = await api('GET', '/v1/stats' + qs({ interval: 'day', limit: 14 })).catch(() => null);
   if (stats) {
     main.append(h('dl', { class: 'counts' },
-      h('dt', {}, t('overview.active')), h('dd', { id: 'installations-active' }, num(stats.installations.active)),
-      h('dt', {}, t('overview.retired')), h('dd', {}, num(stats.installations.retired)),
-      h('dt', {}, t('overview.queue')), h('dd', {}, num(stats.queue.pending))));
+      h('div', {}, h('dt', {}, t('overview.active')), h('dd', { id: 'installations-active' }, num(stats.installations.active))),
+      h('div', {}, h('dt', {}, t('overview.retired')), h('dd', {}, num(stats.installations.retired))),
+      h('div', {}, h('dt', {}, t('overview.queue')), h('dd', {}, num(stats.queue.pending)))));
     main.append(h('h2', {}, t('overview.chart')), chart(stats.buckets), legend());
     const reasons = {};
     for (const b of stats.buckets) for (const [r, n] of Object.entries(b.failedByReason || {})) reasons[r] = (reasons[r] || 0) + n;

@@ -55,14 +55,14 @@ async function pushPage(main, id) {
         .map(c => h('th', { scope: 'col' }, c)))), deliveries), pager);
 
   function show(p) {
-    head.replaceChildren(h('p', { class: 'status-line' }, statusBadge(p.status), ' ', t('push.created'), ' ', time(p.createdAt),
+    head.replaceChildren(...[h('p', { class: 'status-line' }, statusBadge(p.status), ' ', t('push.created'), ' ', time(p.createdAt),
       p.sendAt ? [' · ', t('push.sendAt'), ' ', time(p.sendAt)] : null, p.finishedAt ? [' · ', t('push.finished'), ' ', time(p.finishedAt)] : null),
       p.paused ? h('p', { class: 'notice' }, t('push.paused', { reason: p.paused.reason }), ' ', p.paused.message) : null,
       p.error ? h('p', { class: 'form-error' }, p.error.code, ': ', p.error.message || '') : null,
-      final.has(p.status) ? null : cancel);
+      final.has(p.status) ? null : cancel].filter(Boolean));
     const k = p.counts;
-    counts.replaceChildren(...['targeted', 'sent', 'failed', 'retired', 'opened', 'cancelled', 'pending'].flatMap(name =>
-      [h('dt', {}, t('counts.' + name)), h('dd', { id: 'count-' + name }, num(k[name]))]));
+    counts.replaceChildren(...['targeted', 'sent', 'failed', 'retired', 'opened', 'cancelled', 'pending'].map(name =>
+      h('div', {}, h('dt', {}, t('counts.' + name)), h('dd', { id: 'count-' + name }, num(k[name])))));
     counts.dataset.status = p.status;
     const doneCount = k.sent + k.failed + k.cancelled;
     progress.max = Math.max(k.targeted, 1); progress.value = Math.min(doneCount, progress.max);

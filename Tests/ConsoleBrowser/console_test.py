@@ -136,6 +136,7 @@ def run(driver):
     relevance.clear(); relevance.send_keys("0.5")
     wait(driver, lambda d: not field_error(d, "content.relevanceScore") and "1 device" in visible_text(d, ".audience"), "the error to clear")
     Select(css(driver, ".preview select")).select_by_value("")
+    driver.execute_script("window.scrollTo(0, 0)")
     save(driver, shots, "compose")
 
     css(driver, "#send").click()
