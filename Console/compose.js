@@ -124,6 +124,7 @@ export async function render(main) {
       if (mine !== sequence) return;
       clearErrors(form); preview.classList.remove('stale');
       last = r;
+      if (!performance.getEntriesByName('herald:audience').length) performance.mark('herald:audience');
       audience.textContent = t(r.audience === 1 ? 'compose.devices.one' : 'compose.devices', { n: num(r.audience) }) +
         (Object.keys(r.environments).length ? ' · ' + Object.entries(r.environments).map(([e, n]) => `${e} ${num(n)}`).join(', ') : '') +
         (r.unresolved.length ? ' · ' + t('compose.unresolved', { list: r.unresolved.join(', ') }) : '');
