@@ -10,6 +10,7 @@ Rows (see BENCHMARKS.md), one file each in bench/rows/, run in file-name order:
   4. Registration API: wrk on the installation upsert vs /healthz.
   5. Memory: peak RSS of herald serve during the fan-out, and at rest with N installations.
   6. Latency: one push through the API to receipt at a simulated device, p50/p99 over sequential pushes.
+  11. Web console: first-load bytes and compose time to interactive in headless Chromium, large store.
 
 BENCH_QUICK=1 runs a short version (about 2 minutes); BENCH_ROWS=1,6 only some rows.
 """
