@@ -46,9 +46,7 @@ struct ConsoleAPI {
 
     func signOut(_ ctx: RequestContext) async throws -> HTTPResponse {
         let session = try await sessions.resume(ctx.request.headers, now: ctx.now)
-        guard let presented = ctx.request.headers[ConsoleSessions.csrfHeader], presented == session.csrfToken else {
-            throw APIError(status: 403, code: "csrf_token_missing", message: "Send the session's CSRF token in X-Herald-CSRF to sign out.")
-        }
+        try sessions.requireCSRFToken(ctx.request.headers, of: session)
         try await sessions.close(ctx.request.headers)
         var headers = HTTPHeaders()
         headers.set("set-cookie", ConsoleSessions.cookie(nil, secure: Self.overTLS(ctx.request.headers)))

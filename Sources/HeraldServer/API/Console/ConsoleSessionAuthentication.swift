@@ -15,11 +15,7 @@ struct ConsoleSessionAuthentication: CallerAuthentication {
 
     func authenticate(_ request: HTTPRequest, now: Date) async throws -> Principal {
         let session = try await sessions.resume(request.headers, now: now)
-        guard let presented = request.headers[ConsoleSessions.csrfHeader],
-              constantTimeEquals(Array(presented.utf8), Array(session.csrfToken.utf8)) else {
-            throw APIError(status: 403, code: "csrf_token_missing",
-                           message: "A console session must send its CSRF token in X-Herald-CSRF (GET /v1/console/session returns it).")
-        }
+        try sessions.requireCSRFToken(request.headers, of: session)
         guard let appID = request.headers[ConsoleSessions.appHeader], session.principal.role == .admin else { return session.principal }
         guard try await sessions.store.app(id: appID) != nil else {
             throw APIError(status: 404, code: "app_not_found", message: "No app \(appID); X-Herald-App must name an existing app.", field: "app")

@@ -61,6 +61,14 @@ struct ConsoleSessions: Sendable {
         return Opened(id: id, principal: principal, csrfToken: csrfToken(id), expiresAt: expiry(touched))
     }
 
+    /// Throws 403 unless the request carries the session's CSRF token (compared in constant time).
+    func requireCSRFToken(_ headers: HTTPHeaders, of session: Opened) throws {
+        guard let presented = headers[Self.csrfHeader], constantTimeEquals(Array(presented.utf8), Array(session.csrfToken.utf8)) else {
+            throw APIError(status: 403, code: "csrf_token_missing",
+                           message: "A console session must send its CSRF token in X-Herald-CSRF (GET /v1/console/session returns it).")
+        }
+    }
+
     /// Sign-out: the session stops working on every node at once.
     func close(_ headers: HTTPHeaders) async throws {
         guard let id = Self.sessionID(headers) else { return }
