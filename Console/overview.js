@@ -1,7 +1,8 @@
 import { t } from './i18n.js';
 import { api, qs } from './api.js';
-import { h, table, num, statusBadge, time } from './ui.js';
-import { currentApp } from './app.js';
+import { h, table, num, statusBadge, time, select } from './ui.js';
+import { currentApp, allApps } from './app.js';
+import { session } from './api.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const svg = (tag, attrs, ...children) => {
@@ -13,17 +14,23 @@ const svg = (tag, attrs, ...children) => {
 
 // Overview of the selected app: pushes and deliveries over time (sent, failed by reason, opened), the
 // installations, the queue, and whether the app is paused (with what to do).
-export async function render(main) {
+export async function render(main, [interval = 'day']) {
   const app = currentApp();
   main.append(h('h1', {}, t('nav.overview'), ' · ', app?.name || ''));
   if (app?.paused) main.append(h('p', { class: 'notice' }, t('overview.paused', { reason: app.paused.reason }), ' ', t('overview.paused.todo')));
-  const stats = await api('GET', '/v1/stats' + qs({ interval: 'day', limit: 14 })).catch(() => null);
+  const paused = session.role === 'admin' ? allApps().filter(a => a.paused && a.id !== app?.id) : [];
+  if (paused.length) main.append(h('h2', {}, t('overview.pausedApps')), table([t('nav.app'), t('push.reason'), t('overview.since')],
+    paused.map(a => h('tr', {}, h('td', {}, a.name), h('td', {}, h('code', {}, a.paused.reason)), h('td', {}, time(a.paused.since))))),
+    h('p', { class: 'hint' }, t('overview.paused.todo')));
+  const stats = await api('GET', '/v1/stats' + qs({ interval, limit: interval === 'hour' ? 24 : 14 })).catch(() => null);
   if (stats) {
     main.append(h('dl', { class: 'counts' },
       h('div', {}, h('dt', {}, t('overview.active')), h('dd', { id: 'installations-active' }, num(stats.installations.active))),
       h('div', {}, h('dt', {}, t('overview.retired')), h('dd', {}, num(stats.installations.retired))),
       h('div', {}, h('dt', {}, t('overview.queue')), h('dd', {}, num(stats.queue.pending)))));
-    main.append(h('h2', {}, t('overview.chart')), chart(stats.buckets), legend());
+    const picker = select([['day', t('overview.byDay')], ['hour', t('overview.byHour')]], interval,
+      { 'aria-label': t('overview.interval'), onchange: () => { location.hash = '#/overview/' + picker.value; } });
+    main.append(h('h2', {}, t(interval === 'hour' ? 'overview.chart.hour' : 'overview.chart')), picker, chart(stats.buckets, interval), legend());
     const reasons = {};
     for (const b of stats.buckets) for (const [r, n] of Object.entries(b.failedByReason || {})) reasons[r] = (reasons[r] || 0) + n;
     if (Object.keys(reasons).length) main.append(h('h2', {}, t('overview.reasons')),
@@ -36,7 +43,7 @@ export async function render(main) {
 }
 
 // Grouped bars per interval: sent, failed, opened. Drawn with DOM calls (no inline script or style).
-function chart(buckets) {
+function chart(buckets, interval) {
   const w = 720, hgt = 200, pad = 28;
   const max = Math.max(1, ...buckets.flatMap(b => [b.sent, b.failed, b.opened]));
   const slot = (w - pad) / Math.max(buckets.length, 1);
@@ -46,10 +53,12 @@ function chart(buckets) {
     ['sent', 'failed', 'opened'].forEach((k, j) => {
       const v = b[k]; const bh = (hgt - 30) * v / max;
       const r = svg('rect', { x: pad + i * slot + j * bar + 2, y: hgt - 20 - bh, width: bar - 1, height: bh, class: 'bar-' + k });
-      r.append(svg('title', {}, `${new Date(b.start).toLocaleDateString()} ${t('counts.' + k)}: ${v}`));
+      r.append(svg('title', {}, `${new Date(b.start).toLocaleString()} ${t('counts.' + k)}: ${v}`));
       g.append(r);
     });
-    if (i % Math.ceil(buckets.length / 7) === 0) g.append(svg('text', { x: pad + i * slot + 2, y: hgt - 5, class: 'axis' }, new Date(b.start).toLocaleDateString(undefined, { month: 'numeric', day: 'numeric' })));
+    const label = interval === 'hour' ? new Date(b.start).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
+      : new Date(b.start).toLocaleDateString(undefined, { month: 'numeric', day: 'numeric' });
+    if (i % Math.ceil(buckets.length / 7) === 0) g.append(svg('text', { x: pad + i * slot + 2, y: hgt - 5, class: 'axis' }, label));
   });
   g.append(svg('text', { x: 0, y: 12, class: 'axis' }, String(max)));
   return h('figure', { class: 'chart' }, svg('svg', { viewBox: `0 0 ${w} ${hgt}`, role: 'img', 'aria-label': t('overview.chart') }, g));

@@ -7,7 +7,7 @@ import sys
 import time
 import urllib.request
 
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -24,7 +24,9 @@ def step(text):
 
 def wait(driver, condition, what, timeout=WAIT):
     try:
-        return WebDriverWait(driver, timeout, poll_frequency=0.2).until(lambda d: condition(d))
+        # The page re-renders parts of itself (the preview after each dry run): an element found a moment ago
+        # may be gone; the condition is simply tried again.
+        return WebDriverWait(driver, timeout, poll_frequency=0.2, ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: condition(d))
     except TimeoutException:
         save(driver, shots and shots + "/failed", "failed")
         raise AssertionError(f"timed out waiting for {what}; page: {driver.find_element(By.TAG_NAME, 'body').text[:1500]}")
@@ -47,6 +49,11 @@ def attribute(driver, selector, name):
 
 def field_error(driver, name):
     return visible_text(driver, f'[data-field="{name}"] .field-error')
+
+
+def choose_variant(driver, locale):
+    """The preview's variant picker is rebuilt after every dry run: chosen in one script, not found then clicked."""
+    driver.execute_script("const s = document.querySelector('.preview select'); s.value = arguments[0]; s.dispatchEvent(new Event('change'))", locale)
 
 
 def sign_in(driver, key):
@@ -112,9 +119,9 @@ def run(driver):
     css(driver, "textarea[name=vbody]").send_keys("控制台可以用了")
     Select(css(driver, "select[name=badgeMode]")).select_by_value("increment")
     wait(driver, lambda d: "1 device" in visible_text(d, ".audience"), "the audience count (dry run) of the tag")
-    wait(driver, lambda d: any(o.get_attribute("value") == "zh-Hans" for o in d.find_elements(By.CSS_SELECTOR, ".preview select option")),
+    wait(driver, lambda d: d.execute_script("return [...document.querySelectorAll('.preview select option')].some(o => o.value === 'zh-Hans')"),
          "the zh-Hans variant in the preview")
-    Select(css(driver, ".preview select")).select_by_value("zh-Hans")
+    choose_variant(driver, "zh-Hans")
     wait(driver, lambda d: "你好" in css(d, "pre.payload").text, "the zh-Hans payload")
     payload = json.loads(css(driver, "pre.payload").text)
     assert payload["aps"]["alert"]["title"] == "你好" and payload["aps"]["badge"] == 1, payload
@@ -135,7 +142,7 @@ def run(driver):
     save(driver, shots, "compose-error")
     relevance.clear(); relevance.send_keys("0.5")
     wait(driver, lambda d: not field_error(d, "content.relevanceScore") and "1 device" in visible_text(d, ".audience"), "the error to clear")
-    Select(css(driver, ".preview select")).select_by_value("")
+    choose_variant(driver, "")
     driver.execute_script("window.scrollTo(0, 0)")
     save(driver, shots, "compose")
 
@@ -176,7 +183,12 @@ def run(driver):
     wait(driver, lambda d: "APNs credentials" in d.find_element(By.TAG_NAME, "main").text, "the apps screen")
     save(driver, shots, "apps")
 
-    # Chinese.
+    # Chinese: every English string has its Chinese one, and the page switches.
+    missing = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        import('/console/i18n.js').then(m => done({ zh: m.keys.en.filter(k => !m.keys['zh-Hans'].includes(k)),
+                                                      en: m.keys['zh-Hans'].filter(k => !m.keys.en.includes(k)) }), e => done(String(e)));""")
+    assert missing == {"zh": [], "en": []}, f"strings missing from a dictionary: {missing}"
     Select(css(driver, "header select.language")).select_by_value("zh-Hans")
     go(driver, "#/compose")
     wait(driver, lambda d: "撰写推送" in css(d, "header nav").text and "发送推送" in d.find_element(By.TAG_NAME, "main").text, "the Chinese console")

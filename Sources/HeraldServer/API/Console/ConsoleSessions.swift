@@ -49,7 +49,7 @@ struct ConsoleSessions: Sendable {
         let idHash = crypto.sha256(Array(id.utf8))
         guard let record = try await store.consoleSession(idHash: idHash), now < expiry(record) else { throw Self.expired }
         let principal: Principal
-        do { principal = try await authenticator.authenticate(hash: record.keyHash) } catch {
+        do { principal = try await authenticator.authenticate(hash: record.keyHash) } catch let error as APIError where error.status == 401 {
             _ = try await store.deleteConsoleSession(idHash: idHash)
             throw APIError(status: 401, code: "session_expired", message: "The key this session was opened with was revoked; sign in with a current key.")
         }
