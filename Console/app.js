@@ -18,6 +18,8 @@ async function start() {
   applyDocumentLanguage();
   window.addEventListener('herald:signed-out', () => showSignIn(t('signin.expired')));
   window.addEventListener('hashchange', render);
+  // The screen's code loads while the session is checked, not after.
+  screens[location.hash.replace(/^#\/?/, '').split('/')[0]]?.().catch(() => {});
   if (await resume()) await enter(); else showSignIn();
 }
 
