@@ -51,7 +51,7 @@ async function pushPage(main, id) {
     head, progress, counts, h('h2', {}, t('push.failures')), failures,
     h('h2', {}, t('push.deliveries')), field(t('push.state'), stateFilter),
     h('table', { class: 'deliveries' }, h('caption', { class: 'sr-only' }, t('push.deliveries')),
-      h('thead', {}, h('tr', {}, [t('push.installation'), t('push.state'), t('push.attempts'), 'apns-id', t('push.reason'), t('push.updated')]
+      h('thead', {}, h('tr', {}, [t('push.installation'), t('push.state'), t('push.attempts'), 'apns-id', t('push.outcome'), t('push.updated')]
         .map(c => h('th', { scope: 'col' }, c)))), deliveries), pager);
 
   function show(p) {

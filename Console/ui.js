@@ -86,7 +86,7 @@ export const select = (options, value, attrs = {}) =>
 export function table(columns, rows, { caption } = {}) {
   return h('table', {}, caption ? h('caption', {}, caption) : null,
     h('thead', {}, h('tr', {}, columns.map(c => h('th', { scope: 'col' }, c)))),
-    h('tbody', {}, rows));
+    rows instanceof HTMLTableSectionElement ? rows : h('tbody', {}, rows));
 }
 
 export const statusBadge = (status) => h('span', { class: `badge status-${status}` }, t('status.' + status));

@@ -47,4 +47,5 @@ def transferred_bytes(events):
 def save(driver, directory, name):
     if directory:
         os.makedirs(directory, exist_ok=True)
+        driver.execute_script("document.getElementById('toast')?.classList.remove('show', 'error')")   # a passing notice is not the screen
         driver.save_screenshot(os.path.join(directory, name + ".png"))
