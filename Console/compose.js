@@ -17,6 +17,7 @@ export async function render(main) {
     const row = h('fieldset', { class: 'variant' }, h('legend', {}, t('compose.variant')),
       field(t('compose.locale'), h('input', { name: 'vlocale', value: locale, placeholder: 'zh-Hans', autocomplete: 'off' })),
       field(t('compose.title'), h('input', { name: 'vtitle', value: title })),
+      field(t('compose.subtitle'), h('input', { name: 'vsubtitle' })),
       field(t('compose.body'), h('textarea', { name: 'vbody', rows: 2 }, body)),
       h('button', { type: 'button', class: 'secondary', onclick: () => { row.remove(); changed(); } }, t('compose.removeVariant')));
     variants.append(row);
@@ -179,7 +180,9 @@ export async function render(main) {
       const locale = row.querySelector('[name=vlocale]').value.trim();
       const v = {};
       const vt = row.querySelector('[name=vtitle]').value, vb = row.querySelector('[name=vbody]').value;
+      const vs = row.querySelector('[name=vsubtitle]').value;
       if (vt) v.title = vt;
+      if (vs) v.subtitle = vs;
       if (vb) v.body = vb;
       if (locale) localized[locale] = v;
     }
