@@ -38,6 +38,7 @@ export async function render(main, [deviceId]) {
     for (const n of r.notifications.slice().reverse()) {
       since = Math.max(since, n.deliveredAtMs);
       const old = shown.get(n.apnsId);
+      if (old && old.dataset.opened === String(!!n.opened)) continue;   // unchanged: keep the element (and the focus on it)
       const item = notification(n);
       if (old) old.replaceWith(item); else screen.prepend(item);
       shown.set(n.apnsId, item);
@@ -53,7 +54,7 @@ export async function render(main, [deviceId]) {
         toast(t('sim.openedToast'));
       } catch (err) { toast(err.message, true); }
     } }, n.opened ? t('sim.opened') : t('sim.open'));
-    return h('li', { class: 'sim-note', dataset: { apnsId: n.apnsId } },
+    return h('li', { class: 'sim-note', dataset: { apnsId: n.apnsId, opened: String(!!n.opened) } },
       card(n.payload, { appName: n.bundleId, time: new Date(n.deliveredAt).toLocaleTimeString() }),
       h('p', { class: 'meta' }, time(n.deliveredAt), ' · ', n.pushType, n.payload?.aps?.badge !== undefined ? ` · badge ${n.payload.aps.badge}` : '', ' · ',
         h('code', {}, n.apnsId)), open);

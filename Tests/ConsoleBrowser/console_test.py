@@ -51,6 +51,17 @@ def field_error(driver, name):
     return visible_text(driver, f'[data-field="{name}"] .field-error')
 
 
+def click(driver, selector, what):
+    """Clicks, finding the element again if the page replaced it in between."""
+    def attempt(d):
+        el = css(d, selector)
+        if el is None:
+            return False
+        el.click()
+        return True
+    wait(driver, attempt, what)
+
+
 def choose_variant(driver, locale):
     """The preview's variant picker is rebuilt after every dry run: chosen in one script, not found then clicked."""
     driver.execute_script("const s = document.querySelector('.preview select'); s.value = arguments[0]; s.dispatchEvent(new Event('change'))", locale)
@@ -159,7 +170,7 @@ def run(driver):
     go(driver, f"#/simulator/{fixtures['deviceId']}")
     wait(driver, lambda d: "你好" in visible_text(d, ".inbox"), "the notification on the simulated phone")
     save(driver, shots, "simulator")
-    css(driver, ".sim-note button.open").click()
+    click(driver, ".sim-note button.open", "the Open button")
     wait(driver, lambda d: css(d, ".sim-note button.open").get_attribute("disabled") is not None, "the open to be recorded")
     step("notification arrived on the simulated phone and was opened")
     go(driver, f"#/pushes/{push_id}")
