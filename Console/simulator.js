@@ -12,7 +12,7 @@ export async function render(main, [deviceId]) {
   let cursor = null;
   async function loadDevices() {
     let r;
-    try { r = await api('GET', '/v1/simulator/devices' + qs({ cursor, limit: 50 }), undefined, { app: false }); } catch (err) {
+    try { r = await api('GET', '/v1/simulator/devices' + qs({ cursor, limit: 50 })); } catch (err) {
       main.append(h('p', { class: 'notice' }, err.code === 'simulator_off' ? t('sim.off') : err.message)); return;
     }
     list.querySelector('.more')?.remove();
@@ -34,7 +34,7 @@ export async function render(main, [deviceId]) {
   const shown = new Map();
   let since = 0;
   const refresh = async () => {
-    const r = await api('GET', `/v1/simulator/devices/${encodeURIComponent(deviceId)}/notifications` + qs({ sinceMs: since ? since - 1 : 0, limit: 50 }), undefined, { app: false });
+    const r = await api('GET', `/v1/simulator/devices/${encodeURIComponent(deviceId)}/notifications` + qs({ sinceMs: since ? since - 1 : 0, limit: 50 }));
     for (const n of r.notifications.slice().reverse()) {
       since = Math.max(since, n.deliveredAtMs);
       const old = shown.get(n.apnsId);
@@ -49,7 +49,7 @@ export async function render(main, [deviceId]) {
   function notification(n) {
     const open = h('button', { type: 'button', class: 'open', disabled: n.opened, onclick: async () => {
       try {
-        await api('POST', `/v1/simulator/devices/${encodeURIComponent(deviceId)}/opened`, { apnsId: n.apnsId }, { app: false });
+        await api('POST', `/v1/simulator/devices/${encodeURIComponent(deviceId)}/opened`, { apnsId: n.apnsId });
         n.opened = true; const item = notification(n); shown.get(n.apnsId).replaceWith(item); shown.set(n.apnsId, item);
         toast(t('sim.openedToast'));
       } catch (err) { toast(err.message, true); }

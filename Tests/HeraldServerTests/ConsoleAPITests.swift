@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HeraldHTTP
 @testable import HeraldServer
 
 /// What the console added to the REST API: the dry run's exact payload per variant with its headers, and
@@ -43,5 +44,54 @@ import Testing
         #expect(r.body["installations"] == ["active": 1, "retired": 1])
         #expect(await t.call("GET", "/v1/stats?interval=week", key: app.master).errorField == "interval")
         #expect(await t.call("GET", "/v1/stats", key: testAdminKey).status == 403)
+    }
+
+    /// The built-in simulator through the service's own routes: an app sees the devices it is installed on and
+    /// its own notifications only, and opening one counts on the push.
+    @Test func theSimulatorRoutesShowAnAppItsOwnDevicesAndNotifications() async throws {
+        var settings = ProviderServer.Settings()
+        settings.port = 0
+        settings.simulatorInspectionPort = nil
+        settings.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-simroutes-\(UUID().uuidString)").path
+        settings.service.databasePath = settings.dataDirectory + "/herald.sqlite"
+        settings.service.adminKey = testAdminKey
+        settings.service.pollInterval = 0.05
+        let server = try await ProviderServer.start(settings, log: { _, _ in })
+        defer { try? FileManager.default.removeItem(atPath: settings.dataDirectory) }
+        let simulator = try #require(server.simulator)
+        let master = try #require(server.bootstrap.masterKey), client = try #require(server.bootstrap.clientKey)
+        let phone = simulator.createDevice(name: "Phone")
+        let token = try simulator.install(bundleID: settings.defaultBundleID, environment: .sandbox, on: phone.id).token
+        let call = { (method: String, path: String, key: String, body: JSON?) async -> (Int, JSON) in
+            let r = await server.service.handler(HTTPRequest(method: method, target: path, headers: ["authorization": "Bearer \(key)", "content-type": "application/json"],
+                                                             body: body?.bytes ?? [], remoteAddress: "127.0.0.1:1"))
+            return (r.status, (try? JSON(parsing: r.body)) ?? .null)
+        }
+        #expect(await call("POST", "/v1/installations", client, ["deviceToken": .string(token), "environment": "sandbox"]).0 == 201)
+        let other = await call("POST", "/v1/apps", testAdminKey, ["name": "Other", "topic": "com.example.other"]).1
+        let otherMaster = try #require(other["keys"]?["master"]?.stringValue)
+
+        let pushID = try #require(await call("POST", "/v1/pushes", master, ["target": ["all": true], "content": ["alert": "Hi"]]).1["id"]?.stringValue)
+        var received: [JSON] = []
+        let deadline = Date().addingTimeInterval(30)
+        while received.isEmpty && Date() < deadline {
+            received = await call("GET", "/v1/simulator/devices/\(phone.id)/notifications", master, nil).1["notifications"]?.arrayValue ?? []
+            if received.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        let apnsID = try #require(received.first?["apnsId"]?.stringValue)
+        #expect(await call("GET", "/v1/simulator/devices", master, nil).1["devices"]?.arrayValue?.count == 1)
+        // Another app sees neither the device nor its notifications, and cannot open them.
+        #expect(await call("GET", "/v1/simulator/devices", otherMaster, nil).1["devices"]?.arrayValue?.isEmpty == true)
+        #expect(await call("GET", "/v1/simulator/devices/\(phone.id)/notifications", otherMaster, nil).0 == 404)
+        #expect(await call("POST", "/v1/simulator/devices/\(phone.id)/opened", otherMaster, ["apnsId": .string(apnsID)]).0 == 404)
+
+        #expect(await call("POST", "/v1/simulator/devices/\(phone.id)/opened", master, ["apnsId": .string(apnsID)]).0 == 201)
+        var opened = 0
+        while opened == 0 && Date() < deadline.addingTimeInterval(30) {
+            opened = await call("GET", "/v1/pushes/\(pushID)", master, nil).1["counts"]?["opened"]?.intValue ?? 0
+            if opened == 0 { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(opened == 1)
+        await server.stop()
     }
 }

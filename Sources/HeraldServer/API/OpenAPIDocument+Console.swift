@@ -11,11 +11,11 @@ extension OpenAPIDocument {
         ],
         "/v1/stats": ["get": op("An app's pushes and deliveries (sent, failed by reason, opened) per hour or day, installations and queue depth.",
                                 auth: "master", response: "Statistics", query: ["interval", "limit"])],
-        "/v1/simulator/devices": ["get": op("The built-in simulator's devices and apps (404 simulator_off without one).", auth: "admin",
+        "/v1/simulator/devices": ["get": op("The built-in simulator's devices with the app installed (404 simulator_off without one).", auth: "master",
                                             response: "SimulatorDevicePage", query: ["cursor", "limit"])],
-        "/v1/simulator/devices/{deviceId}/notifications": ["get": op("What a simulated device received, newest first.", auth: "admin",
+        "/v1/simulator/devices/{deviceId}/notifications": ["get": op("The app's notifications a simulated device received, newest first.", auth: "master",
                                                                      response: "SimulatorNotificationList", params: ["deviceId"], query: ["sinceMs", "limit"])],
-        "/v1/simulator/devices/{deviceId}/opened": ["post": op("Open a notification on a simulated device; a Herald push counts the open.", auth: "admin",
+        "/v1/simulator/devices/{deviceId}/opened": ["post": op("Open a notification on a simulated device; a Herald push counts the open.", auth: "master",
                                                                body: "SimulatorOpen", ok: 201, params: ["deviceId"])],
     ]
 

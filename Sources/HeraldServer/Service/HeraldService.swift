@@ -58,7 +58,7 @@ public final class HeraldService: Sendable {
             + LeanCloudCompatAPI(installations: services.installations, pushes: services.pushes).routes
             + OperationsAPI(env: env, isReady: { startedFlag.isSet }).routes
         let sessions = ConsoleSessions(store: store, crypto: crypto, authenticator: authenticator)
-        let consoleRoutes = ConsoleAPI(sessions: sessions).routes + SimulatorAPI(simulator: simulator).routes
+        let consoleRoutes = ConsoleAPI(sessions: sessions).routes + SimulatorAPI(simulator: simulator, apps: services.apps).routes
             + StatisticsAPI(statistics: StatisticsService(env: env)).routes
         api = APIHandler(router: Router(routes: routes + consoleRoutes), authenticator: authenticator,
                          limiter: RateLimiter(rate: configuration.apiRateLimit, burst: configuration.apiRateBurst),
