@@ -3,7 +3,9 @@ SWIFT ?= swift
 CONFIG ?= debug
 # Debian/Ubuntu packages the build and the tests need (macOS: brew install openssl@3 nghttp2 sqlite libpq pkg-config).
 # postgresql-15: the server binaries `make test` starts a throwaway cluster with (scripts/postgres-test.sh).
-APT_PACKAGES := libssl-dev libnghttp2-dev libsqlite3-dev libpq-dev libjemalloc-dev pkg-config zlib1g-dev python3-venv postgresql-15
+# chromium, chromium-driver: the headless browser the web console's test drives through WebDriver (docs/console.md);
+# fonts-wqy-zenhei: a CJK font, so its screenshots of the Chinese console show the characters.
+APT_PACKAGES := libssl-dev libnghttp2-dev libsqlite3-dev libpq-dev libjemalloc-dev pkg-config zlib1g-dev python3-venv postgresql-15 chromium chromium-driver fonts-wqy-zenhei
 BENCH_APT_PACKAGES := nghttp2-client nghttp2-server wrk python3-venv
 
 .PHONY: deps build run test bench install clean fuzz-build fuzz fuzz-smoke

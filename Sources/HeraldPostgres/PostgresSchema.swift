@@ -134,6 +134,12 @@ enum PostgresSchema {
                 PRIMARY KEY (app_id, id));
             CREATE INDEX jpush_schedules_created ON jpush_schedules(app_id, created_at, id);
             """),
+        Migration(version: 7, name: "console sessions", sql: """
+            CREATE TABLE console_sessions (
+                id_hash bytea PRIMARY KEY, key_hash bytea NOT NULL, created_at double precision NOT NULL,
+                last_seen_at double precision NOT NULL);
+            CREATE INDEX console_sessions_last_seen ON console_sessions(last_seen_at);
+            """),
     ]
 
     /// Applies the migrations not yet recorded in `schema_migrations`, each in its own transaction, under

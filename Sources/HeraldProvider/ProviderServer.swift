@@ -106,7 +106,8 @@ public final class ProviderServer: Sendable {
         configuration.deliveryTarget = ports.map {
             "credentials made by the built-in APNs simulator deliver to it (sandbox 127.0.0.1:\($0.sandbox), production 127.0.0.1:\($0.production)); other credentials to \(settings.apns.sandbox) / \(settings.apns.production)"
         } ?? "\(settings.apns.sandbox) / \(settings.apns.production)"
-        let service = try await HeraldService(configuration: configuration, transport: transport, log: log)
+        let service = try await HeraldService(configuration: configuration, transport: transport,
+                                              simulator: simulator.map { BuiltInSimulatorView(simulator: $0) }, log: log)
         transport.attach(observer: service.apnsMetricsObserver)
         let report = try await service.start()
         var bootstrap = Bootstrap(adminKey: report.generatedAdminKey)

@@ -154,5 +154,10 @@ enum SQLiteSchema {
                 PRIMARY KEY (app_id, id));
             CREATE INDEX jpush_schedules_created ON jpush_schedules(app_id, created_at, id);
             """),
+        Migration(version: 11, name: "console sessions", sql: """
+            CREATE TABLE console_sessions (
+                id_hash BLOB PRIMARY KEY, key_hash BLOB NOT NULL, created_at REAL NOT NULL, last_seen_at REAL NOT NULL) WITHOUT ROWID;
+            CREATE INDEX console_sessions_last_seen ON console_sessions(last_seen_at);
+            """),
     ]
 }

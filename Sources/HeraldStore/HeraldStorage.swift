@@ -231,6 +231,23 @@ public protocol HeraldStorage: Sendable {
     func webhookQueueStats() async throws -> WebhookQueueStats
     /// Deletes up to `limit` delivered or failed events (and finished deliveries) older than `before`.
     func purgeWebhookEvents(before: Date, limit: Int) async throws -> Int
+
+    // MARK: - Console sessions
+    /// Stores a new session (its id hash is unique: a second insert of the same hash throws). Also deletes,
+    /// in the same transaction, sessions last seen before `pruneBefore`, so abandoned sessions do not pile up.
+    func insertConsoleSession(_ session: ConsoleSessionRecord, pruneBefore: Date) async throws
+    /// The session with this id hash; nil when there is none (never opened, signed out or pruned).
+    func consoleSession(idHash: [UInt8]) async throws -> ConsoleSessionRecord?
+    /// Sets `lastSeenAt` when the session exists; idempotent. Several nodes may touch one session at once:
+    /// the latest time wins (never moves backwards).
+    func touchConsoleSession(idHash: [UInt8], at: Date) async throws
+    /// Deletes the session (sign-out); false when there was none.
+    func deleteConsoleSession(idHash: [UInt8]) async throws -> Bool
+    /// The app's pushes created at or after `since`, grouped by creation time into intervals of `interval`
+    /// seconds aligned on the UNIX epoch, oldest first; intervals without pushes are left out.
+    func pushStatistics(appID: String, since: Date, interval: TimeInterval) async throws -> [PushStatisticsBucket]
+    /// Active and retired installations of the app (one consistent read).
+    func installationCounts(appID: String) async throws -> InstallationCounts
 }
 
 /// A running `watchForWork`; `stop()` ends it and waits until `onWork` is no longer called.

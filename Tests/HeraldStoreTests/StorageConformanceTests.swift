@@ -201,4 +201,64 @@ import Testing
         #expect(try await store.deleteApp(id: "app2"))
         #expect(try await store.compatIdentity(provider: "leancloud", publicID: "lc-2") == nil)
     }
+
+    @Test(arguments: StoreKind.available) func consoleSessionIsFoundTouchedForwardOnlyPrunedAndDeleted(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
+        let session = ConsoleSessionRecord(idHash: [1, 2, 3], keyHash: [9, 9], createdAt: t0, lastSeenAt: t0)
+        try await store.insertConsoleSession(session, pruneBefore: t0.addingTimeInterval(-60))
+        #expect(try await store.consoleSession(idHash: [1, 2, 3]) == session)
+        #expect(try await store.consoleSession(idHash: [1, 2]) == nil)
+        await #expect(throws: (any Error).self) { try await store.insertConsoleSession(session, pruneBefore: t0.addingTimeInterval(-60)) }
+
+        // Two nodes touching at once: the later time stays, whatever the order.
+        try await store.touchConsoleSession(idHash: [1, 2, 3], at: t0.addingTimeInterval(30))
+        try await store.touchConsoleSession(idHash: [1, 2, 3], at: t0.addingTimeInterval(10))
+        #expect(try await store.consoleSession(idHash: [1, 2, 3])?.lastSeenAt == t0.addingTimeInterval(30))
+        try await store.touchConsoleSession(idHash: [7], at: t0)   // none: nothing happens
+        #expect(try await store.consoleSession(idHash: [7]) == nil)
+
+        // A new session prunes those idle since before the cut, and only those.
+        let other = ConsoleSessionRecord(idHash: [4], keyHash: [9], createdAt: t0.addingTimeInterval(100), lastSeenAt: t0.addingTimeInterval(100))
+        try await store.insertConsoleSession(other, pruneBefore: t0.addingTimeInterval(31))
+        #expect(try await store.consoleSession(idHash: [1, 2, 3]) == nil)
+        #expect(try await store.consoleSession(idHash: [4]) == other)
+
+        #expect(try await store.deleteConsoleSession(idHash: [4]))
+        #expect(try await !store.deleteConsoleSession(idHash: [4]))
+        #expect(try await store.consoleSession(idHash: [4]) == nil)
+    }
+
+    @Test(arguments: StoreKind.available) func pushStatisticsGroupPushesByCreationIntervalWithFailureReasons(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
+        try await makeApp(store)
+        try await makeApp(store, id: "app2")
+        for i in 0..<3 { _ = try await register(store, iid: "i-\(i)", token: "t\(i)") }
+        let hour: TimeInterval = 3600
+        let base = Date(timeIntervalSince1970: (t0.timeIntervalSince1970 / hour).rounded(.down) * hour)
+        // p1 in the first hour (two sent, one failed), p2 in the same hour, p3 two hours later; app2's push counts nowhere here.
+        for (id, app, at) in [("p1", "app1", base.addingTimeInterval(10)), ("p2", "app1", base.addingTimeInterval(3000)),
+                              ("p3", "app1", base.addingTimeInterval(2 * hour + 5)), ("q1", "app2", base.addingTimeInterval(20))] {
+            _ = try await store.insertPush(PushRecord(id: id, appID: app, idempotencyKey: nil, request: "{}", status: .queued, createdAt: at, sendAt: nil, expiresAt: nil),
+                                           idempotentSince: at)
+        }
+        _ = try await store.fanOut(pushID: "p1", selector: AudienceSelector(source: .all), badge: nil, limit: 10, claim: 0, now: base) { members in
+            members.map { PlannedDelivery(seq: $0.seq, installationID: $0.id, deviceToken: $0.deviceToken, environment: $0.environment, variant: "", notBefore: base) }
+        }
+        let claimed = try await store.claimDeliveries(pushID: "p1", limit: 10, now: base)
+        _ = try await store.recordOutcomes(pushID: "p1", outcomes: claimed.map {
+            DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken,
+                            kind: $0.deviceToken == "t2" ? .failed(reason: "Unregistered", status: 410, retire: true, timestamp: nil) : .sent(status: 200))
+        }, now: base)
+
+        let buckets = try await store.pushStatistics(appID: "app1", since: base, interval: hour)
+        #expect(buckets.map(\.start) == [base, base.addingTimeInterval(2 * hour)])
+        #expect(buckets.first?.pushes == 2 && buckets.first?.targeted == 3 && buckets.first?.sent == 2 && buckets.first?.failed == 1)
+        #expect(buckets.first?.failedByReason == ["Unregistered": 1])
+        #expect(buckets.last?.pushes == 1 && buckets.last?.failedByReason == [:])
+        #expect(try await store.pushStatistics(appID: "app1", since: base.addingTimeInterval(hour), interval: hour).map(\.start) == [base.addingTimeInterval(2 * hour)])
+
+        // The 410 retired t2's installation.
+        #expect(try await store.installationCounts(appID: "app1") == InstallationCounts(active: 2, retired: 1))
+        #expect(try await store.installationCounts(appID: "app2") == InstallationCounts(active: 0, retired: 0))
+    }
 }

@@ -190,9 +190,9 @@ enum OpenAPIDocument {
         "openapi": "3.1.0",
         "info": ["title": "Herald provider API", "version": "1",
                  "description": "Self-hosted APNs provider: apps, installations, pushes. Errors are {\"error\":{\"code\",\"message\",\"field\"}}."],
-        "paths": withStorageFull(adding(leanCloudPaths, to: adding(webhookPaths, to: adding(jpushPaths, to: paths)))),
+        "paths": withStorageFull(adding(consolePaths, to: adding(leanCloudPaths, to: adding(webhookPaths, to: adding(jpushPaths, to: paths))))),
         "components": [
-            "schemas": adding(leanCloudSchemas, to: adding(webhookSchemas, to: adding(jpushSchemas, to: schemas))),
+            "schemas": adding(consoleSchemas, to: adding(leanCloudSchemas, to: adding(webhookSchemas, to: adding(jpushSchemas, to: schemas)))),
             "securitySchemes": adding(leanCloudSecuritySchemes, to: adding(jpushSecuritySchemes, to: [
                 "adminKey": ["type": "http", "scheme": "bearer", "description": "Admin key: manages apps."],
                 "appAdminKey": ["type": "http", "scheme": "bearer", "description": "Admin key, or the master key of the app in the path."],

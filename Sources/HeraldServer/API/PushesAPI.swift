@@ -33,6 +33,10 @@ struct PushesAPI {
                 "dryRun": true, "audience": .int(r.audience), "unresolved": .array(r.unresolved.map(JSON.string)),
                 "environments": .object(r.environments.mapValues { .int($0) }),
                 "pushType": .string(r.pushType.rawValue), "priority": .int(r.priority), "payloadBytes": .int(r.payloadBytes),
+                "payloadLimit": .int(r.pushType.payloadSizeLimit), "headers": .object(r.headers.mapValues(JSON.string)),
+                "variants": .array(r.variants.map { v in
+                    ["locale": .string(v.locale), "bytes": .int(v.payload.count), "payload": (try? JSON(parsing: v.payload)) ?? .null]
+                }),
             ])
         }
         let accepted = try await pushes.create(appID: appID, input)

@@ -33,7 +33,11 @@ struct KeyAuthenticator: Sendable {
         guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { throw APIError.unauthorized }
         let secret = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
         guard !secret.isEmpty, secret.utf8.count <= 200 else { throw APIError.unauthorized }
-        let hash = crypto.sha256(Array(secret.utf8))
+        return try await authenticate(hash: crypto.sha256(Array(secret.utf8)))
+    }
+
+    /// The caller whose key hashes to `hash` (a console session keeps the hash, never the key).
+    func authenticate(hash: [UInt8]) async throws -> Principal {
         guard let record = try await store.key(hash: hash), constantTimeEquals(record.hash, hash), record.revokedAt == nil else {
             throw APIError.unauthorized
         }

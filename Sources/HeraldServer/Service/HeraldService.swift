@@ -37,7 +37,7 @@ public final class HeraldService: Sendable {
 
     /// Opens the store (creating and migrating it) and wires the API. Nothing runs until `start()`.
     public init(configuration: HeraldConfiguration, transport: any PushTransport, clock: any HeraldClock = SystemClock(),
-                crypto: (any ServerCrypto)? = nil, log: @escaping LogHandler = { _, _ in }) async throws {
+                crypto: (any ServerCrypto)? = nil, simulator: (any SimulatorView)? = nil, log: @escaping LogHandler = { _, _ in }) async throws {
         self.configuration = configuration
         let store = try await Self.openStore(configuration, now: clock.now(), log: log)
         let crypto = try crypto ?? SecretBoxCrypto(secretKey: try Self.secretKey(configuration))
@@ -62,9 +62,14 @@ public final class HeraldService: Sendable {
             + JPushAPI(services: services, authenticator: authenticator).routes
             + OperationsAPI(env: env, isReady: { startedFlag.isSet }).routes
             + WebhooksAPI(webhooks: services.webhooks).routes
-        api = APIHandler(router: Router(routes: routes), authenticator: authenticator,
+
+        let sessions = ConsoleSessions(store: store, crypto: crypto, authenticator: authenticator)
+        let consoleRoutes = ConsoleAPI(sessions: sessions).routes + SimulatorAPI(simulator: simulator, apps: services.apps).routes
+            + StatisticsAPI(statistics: StatisticsService(env: env)).routes
+        api = APIHandler(router: Router(routes: routes + consoleRoutes), authenticator: authenticator,
                          limiter: RateLimiter(rate: configuration.apiRateLimit, burst: configuration.apiRateBurst),
-                         metrics: metrics, clock: clock, maxBodyBytes: configuration.maxBodyBytes, log: log)
+                         metrics: metrics, clock: clock, maxBodyBytes: configuration.maxBodyBytes,
+                         defaultDialect: APIDialect(authentications: [ConsoleSessionAuthentication(sessions: sessions)]), log: log)
     }
 
     /// The REST API as an HTTP handler: serve it with any HTTP server, or call it in-process.

@@ -25,6 +25,16 @@ struct PushesService: Sendable {
         var priority: Int
         /// The largest variant's payload.
         var payloadBytes: Int
+        /// The exact payload of each variant ("" is the default, then each `content.localized` key), as a
+        /// device whose badge is 0 gets it, with the push id the push would have.
+        var variants: [Variant] = []
+        /// The `apns-*` request headers every delivery carries (`apns-id` and `apns-expiration` vary or may be absent).
+        var headers: [String: String] = [:]
+
+        struct Variant: Sendable, Equatable {
+            var locale: String
+            var payload: [UInt8]
+        }
     }
 
     /// A push as callers see it.
@@ -77,10 +87,21 @@ struct PushesService: Sendable {
     /// Validates and sizes the audience as `create` would, without storing anything.
     func dryRun(appID: String, _ input: PushInput) async throws -> DryRun {
         let spec = input.spec
-        let (_, _, payloadBytes) = try await admit(spec, appID: appID)
+        let (app, id, payloadBytes) = try await admit(spec, appID: appID)
         let (count, environments) = try await audience(appID: appID, spec)
+        let badge: Int? = switch spec.content.badge {
+        case .set(let n)?, .increment(let n)?: n
+        case .decrement?: 0
+        case nil: nil
+        }
+        var headers = ["apns-push-type": spec.pushType.rawValue, "apns-priority": String(spec.priority), "apns-topic": spec.topic ?? app.topic ?? ""]
+        if let expiration = spec.expiration { headers["apns-expiration"] = String(Int(expiration.timeIntervalSince1970)) }
+        if let collapse = spec.collapseID { headers["apns-collapse-id"] = collapse }
         return DryRun(audience: count, unresolved: try await unresolved(spec, appID: appID), environments: environments,
-                      pushType: spec.pushType, priority: spec.priority, payloadBytes: payloadBytes)
+                      pushType: spec.pushType, priority: spec.priority, payloadBytes: payloadBytes,
+                      variants: ([""] + spec.content.localized.keys.sorted()).map {
+                          DryRun.Variant(locale: $0, payload: spec.content.payload(variant: $0, badge: badge, pushID: id))
+                      }, headers: headers)
     }
 
     /// How many installations the push reaches now, by environment; counting stops past `limit` (so
