@@ -115,17 +115,44 @@ public protocol HeraldStorage: Sendable {
     /// `before`; returns how many.
     func purgeFinishedPushes(before: Date, limit: Int) async throws -> Int
 
-    // Delivery queue
+    // MARK: - Delivery queue
+    // A push's audience is read in keyset pages (`seq` order, `after` the last seq seen), so a page costs its
+    // own size whatever the registry's. Deliveries move pending → in flight (claimed, named with the claiming
+    // node) → sent, failed or cancelled; every change of a push's counters is in the transaction that changes
+    // the rows it counts.
+
+    /// The listed tokens, ids, aliases or user ids that match no active installation with a token (at most
+    /// `limit`), so a caller learns which targets were not reached without the push failing. A read.
     func unresolvedTargets(appID: String, source: AudienceSelector.Source, limit: Int) async throws -> [String]
+    /// One page of the audience (active installations with a token matching the selector) after seq `after`,
+    /// in seq order. A read; writes nothing (dry runs, counts, and pages that are sent before they are written).
     func audience(appID: String, selector: AudienceSelector, after: Int64, limit: Int) async throws -> [AudienceMember]
+    /// One fan-out step, atomically: reads the page after the push's cursor, lets `plan` choose the deliveries,
+    /// applies the badge change to each member, inserts the rows (up to `claim` due ones directly in flight,
+    /// returned as `claimDeliveries` would) and advances the cursor. A crash between steps loses nothing and
+    /// duplicates nothing: the cursor moves with the rows.
     func fanOut(pushID: String, selector: AudienceSelector, badge: BadgeChange?, limit: Int, claim: Int, now: Date,
                 plan: @escaping @Sendable ([AudienceMember]) -> [PlannedDelivery]) async throws -> FanOutProgress
+    /// Moves up to `limit` due pending deliveries of the push to in flight (claimed by this store's node) and
+    /// returns them. A row is claimed by one caller only (PostgreSQL: `FOR UPDATE SKIP LOCKED`).
     func claimDeliveries(pushID: String, limit: Int, now: Date) async throws -> [ClaimedDelivery]
+    /// The earliest time a pending delivery of the push becomes due, if any. A read.
     func nextDue(pushID: String) async throws -> Date?
+    /// Records the outcomes of a batch of in-flight deliveries with the push's counters and failure reasons,
+    /// retires installations APNs said are gone (unless their token was registered after APNs' timestamp),
+    /// and writes the events webhooks subscribe to, all in one transaction. An outcome for a row no longer in
+    /// flight (recorded already, or rescued and sent again) changes nothing: counts never double.
     func recordOutcomes(pushID: String, outcomes: [DeliveryOutcome], now: Date) async throws -> (sent: Int, failed: Int, retired: Int)
+    /// Writes a page that was read with `audience` and then sent: each member's row once, with its outcome (or
+    /// pending), the cursor and the counters, atomically. Only a page starting at the push's cursor is written;
+    /// any other (already written, or read before an unwritten one) changes nothing and returns false.
     func recordPage(pushID: String, after: Int64, cursor: Int64, done: Bool, badge: Int?, rows: [PageDelivery], now: Date) async throws -> Bool
+    /// Returns every in-flight delivery to pending (one node per SQLite file, at start and at a clean stop);
+    /// nothing claimed is lost. Returns how many.
     func releaseInFlight() async throws -> Int
+    /// A page of the push's deliveries after id `afterID`, in id order, optionally in one state. A read.
     func deliveries(pushID: String, state: DeliveryState?, afterID: Int64, limit: Int) async throws -> [DeliveryRecord]
+    /// Pending deliveries across all pushes (the queue depth metric). A read.
     func pendingDeliveryCount() async throws -> Int
 
     // MARK: - Compatibility identities (LeanCloud, JPush)
