@@ -210,7 +210,9 @@ extension Result where Failure == APNSClientError {
         #expect(results.count == 50)
         #expect(results.allSatisfy { if case .failure(.transport) = $0.result { return true } else { return false } })
         #expect(results.allSatisfy { $0.attempts == 2 })
-        #expect(Date().timeIntervalSince(started) < 20, "a few timeouts, not one per notification")
+        // One 300 ms timeout per notification and attempt would take at least 50 × 2 × 0.3 = 30 s; a few shared
+        // ones take a second or two alone, and far less than 30 s on a loaded machine (a full suite run once took 20.7 s).
+        #expect(Date().timeIntervalSince(started) < 28, "a few timeouts, not one per notification")
         client.shutdown()
     }
 }

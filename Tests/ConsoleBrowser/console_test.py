@@ -133,7 +133,10 @@ def run(driver):
     wait(driver, lambda d: d.execute_script("return [...document.querySelectorAll('.preview select option')].some(o => o.value === 'zh-Hans')"),
          "the zh-Hans variant in the preview")
     choose_variant(driver, "zh-Hans")
-    wait(driver, lambda d: "你好" in css(d, "pre.payload").text, "the zh-Hans payload")
+    # The preview follows the form through a debounced dry run: wait for the one that has every change (the
+    # badge select came last), not just the first with the variant.
+    wait(driver, lambda d: "你好" in css(d, "pre.payload").text and '"badge"' in css(d, "pre.payload").text,
+         "the zh-Hans payload with the badge")
     payload = json.loads(css(driver, "pre.payload").text)
     assert payload["aps"]["alert"]["title"] == "你好" and payload["aps"]["badge"] == 1, payload
     size = visible_text(driver, "p.size")
