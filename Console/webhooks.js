@@ -10,6 +10,8 @@ const eventTypes = ['push.done', 'push.failed', 'push.cancelled', 'installation.
 const optIn = new Set(['delivery.failed']);
 
 const base = () => `/v1/apps/${encodeURIComponent(session.app)}/webhooks`;
+// The app is in the path, as on the Apps screen: no X-Herald-App header.
+const call = (method, path, body) => api(method, path, body, { app: false });
 
 // Webhooks: the app's webhooks and a form to add one (its signing secret is shown once); a webhook's page
 // enables, disables, rotates the secret, pings, deletes, and lists its deliveries with each attempt.
@@ -20,7 +22,7 @@ export async function render(main, [id]) {
   main.append(h('h1', {}, t('nav.webhooks')), secrets, h('h2', {}, t('webhooks.list')),
     table([t('webhooks.url'), t('webhooks.events'), t('webhooks.state'), t('webhooks.description')], rows), createForm(secrets, load));
   async function load() {
-    const r = await api('GET', base());
+    const r = await call('GET', base());
     rows.replaceChildren(...(r.webhooks.length ? r.webhooks.map(w => h('tr', { dataset: { webhook: w.id } },
       h('td', {}, h('a', { href: `#/webhooks/${encodeURIComponent(w.id)}` }, w.url)), h('td', {}, w.events.join(', ')),
       h('td', { class: 'webhook-state' }, stateText(w)), h('td', {}, w.description || '—')))
@@ -57,7 +59,7 @@ function createForm(secrets, reload) {
     const chosen = [...events.querySelectorAll('input[name=event]:checked')].map(b => b.value);
     if (!chosen.length) { showError(form, { field: 'events', message: t('webhooks.events.missing') }); return; }
     try {
-      const r = await api('POST', base(), { url: url.value.trim(), events: chosen, enabled: enabled.checked,
+      const r = await call('POST', base(), { url: url.value.trim(), events: chosen, enabled: enabled.checked,
         ...(description.value.trim() ? { description: description.value.trim() } : {}) });
       secrets.replaceChildren(secretNotice(t('webhooks.secret.new', { id: r.id }), r.secret));
       form.reset(); enabled.checked = true;
@@ -78,7 +80,7 @@ async function webhookPage(main, id) {
   const path = `${base()}/${encodeURIComponent(id)}`;
   const back = h('p', {}, h('a', { href: '#/webhooks' }, '← ' + t('nav.webhooks')));
   let w;
-  try { w = await api('GET', path); } catch (err) {
+  try { w = await call('GET', path); } catch (err) {
     main.append(back, h('p', { class: 'form-error', role: 'alert' }, err.message));
     return;
   }
@@ -87,19 +89,19 @@ async function webhookPage(main, id) {
   const toggle = h('button', { type: 'button', class: 'secondary', name: 'toggle' });
   const actions = h('div', { class: 'actions' }, toggle,
     h('button', { type: 'button', class: 'secondary', name: 'ping', onclick: () => act(async () => {
-      await api('POST', path + '/ping'); toast(t('webhooks.pinged')); await loadDeliveries(true);
+      await call('POST', path + '/ping'); toast(t('webhooks.pinged')); await loadDeliveries(true);
     }) }, t('webhooks.ping')),
     h('button', { type: 'button', class: 'secondary', name: 'rotate', onclick: () => act(async () => {
       if (!confirm(t('webhooks.rotate.confirm'))) return;
-      const r = await api('POST', path + '/rotate-secret');
+      const r = await call('POST', path + '/rotate-secret');
       secrets.replaceChildren(secretNotice(t('webhooks.secret.rotated'), r.secret));
     }) }, t('webhooks.rotate')),
     h('button', { type: 'button', class: 'danger', name: 'delete', onclick: () => act(async () => {
       if (!confirm(t('webhooks.delete.confirm', { url: w.url }))) return;
-      await api('DELETE', path); toast(t('webhooks.deleted')); go('#/webhooks');
+      await call('DELETE', path); toast(t('webhooks.deleted')); go('#/webhooks');
     }) }, t('webhooks.delete')));
   const error = h('p', { class: 'form-error', role: 'alert', hidden: true });
-  toggle.addEventListener('click', () => act(async () => show(await api('PATCH', path, { enabled: !w.enabled }))));
+  toggle.addEventListener('click', () => act(async () => show(await call('PATCH', path, { enabled: !w.enabled }))));
   const deliveries = h('div', { class: 'results', 'aria-live': 'polite' });
   main.append(back, h('h1', {}, t('webhooks.webhook'), ' ', h('code', {}, w.id)), facts, secrets, actions, error,
     h('h2', {}, t('webhooks.deliveries')), deliveries);
@@ -127,7 +129,7 @@ async function webhookPage(main, id) {
       cursor = null; pages = 0; rows = h('tbody');
       deliveries.replaceChildren(table([t('webhooks.delivery'), t('webhooks.kind'), t('push.state'), t('pushes.created'), t('webhooks.attempts'), ''], rows));
     }
-    const r = await api('GET', path + '/deliveries' + qs({ cursor, limit: 20 }));
+    const r = await call('GET', path + '/deliveries' + qs({ cursor, limit: 20 }));
     if (reset) rows.replaceChildren();
     for (const d of r.deliveries) rows.append(deliveryRow(d));
     cursor = r.nextCursor; pages += 1;
@@ -138,7 +140,7 @@ async function webhookPage(main, id) {
   }
   function deliveryRow(d) {
     const redeliver = d.kind === 'ping' ? null : h('button', { type: 'button', class: 'secondary', 'aria-label': t('webhooks.redeliver.label', { id: d.id }),
-      onclick: () => act(async () => { await api('POST', `${path}/deliveries/${encodeURIComponent(d.id)}/redeliver`); toast(t('webhooks.redelivered')); await loadDeliveries(true); }) },
+      onclick: () => act(async () => { await call('POST', `${path}/deliveries/${encodeURIComponent(d.id)}/redeliver`); toast(t('webhooks.redelivered')); await loadDeliveries(true); }) },
       t('webhooks.redeliver'));
     return h('tr', { dataset: { delivery: d.id } }, h('td', {}, h('code', {}, d.id)), h('td', {}, t('webhooks.kind.' + d.kind), ' · ', t('webhooks.eventCount', { n: d.eventCount })),
       h('td', { class: 'delivery-state' }, t('webhooks.state.' + d.state)), h('td', {}, time(d.createdAt)),
