@@ -142,7 +142,7 @@ async function webhookPage(main, id) {
     const redeliver = d.kind === 'ping' ? null : h('button', { type: 'button', class: 'secondary', 'aria-label': t('webhooks.redeliver.label', { id: d.id }),
       onclick: () => act(async () => { await call('POST', `${path}/deliveries/${encodeURIComponent(d.id)}/redeliver`); toast(t('webhooks.redelivered')); await loadDeliveries(true); }) },
       t('webhooks.redeliver'));
-    return h('tr', { dataset: { delivery: d.id } }, h('td', {}, h('code', {}, d.id)), h('td', {}, t('webhooks.kind.' + d.kind), ' · ', t('webhooks.eventCount', { n: d.eventCount })),
+    return h('tr', { dataset: { delivery: d.id } }, h('td', {}, h('code', {}, d.id)), h('td', {}, t('webhooks.kind.' + d.kind), d.kind === 'ping' ? null : [' · ', t('webhooks.eventCount', { n: d.eventCount })]),
       h('td', { class: 'delivery-state' }, t('webhooks.state.' + d.state)), h('td', {}, time(d.createdAt)),
       h('td', {}, d.attempts.length ? h('ol', { class: 'attempts' }, d.attempts.map(a => h('li', { class: 'attempt' },
         h('span', { class: a.status >= 200 && a.status < 300 ? 'ok' : 'failed' }, a.status != null ? `HTTP ${a.status}` : t('webhooks.noStatus')),
