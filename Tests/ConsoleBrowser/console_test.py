@@ -195,6 +195,10 @@ def run(driver):
     save(driver, shots, "overview")
     go(driver, "#/apps")
     wait(driver, lambda d: "APNs credentials" in d.find_element(By.TAG_NAME, "main").text, "the apps screen")
+    for service in ("leancloud", "jpush"):
+        text = wait(driver, lambda d: visible_text(d, f'tr[data-compat="{service}"]'), f"the {service} identity row")
+        assert "Not set" in text and f"herald apps {service} set --app app_" in text, text
+    step("LeanCloud and JPush identities: not set, with the CLI command to set them")
     save(driver, shots, "apps")
 
     # Webhooks: one to a port nothing listens on; its secret is shown once; a ping's failed attempt shows its error.
