@@ -49,7 +49,7 @@ export async function render(main) {
       try {
         const r = await api('GET', `/v1/apps/${encodeURIComponent(appId)}/${path}`, undefined, { app: false });
         return h('tr', { dataset: { compat: path } }, h('td', {}, name), h('td', {}, h('code', {}, r[id])),
-          h('td', {}, hints(r).map(([k, v]) => h('span', {}, k, ' ', h('code', {}, v + '…'), ' '))), h('td', {}, time(r.updatedAt)));
+          h('td', {}, hints(r).map(([k, v]) => h('span', {}, k, ' ', h('code', {}, v), ' '))), h('td', {}, time(r.updatedAt)));
       } catch (err) {
         if (err.status !== 404) throw err;
         return h('tr', { dataset: { compat: path } }, h('td', {}, name), h('td', { colspan: 3, class: 'hint' }, t('apps.compat.notSet'), ' ',
