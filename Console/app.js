@@ -8,9 +8,10 @@ const screens = {
   pushes: () => import('./pushes.js'),
   devices: () => import('./devices.js'),
   apps: () => import('./apps.js'),
+  webhooks: () => import('./webhooks.js'),
   simulator: () => import('./simulator.js'),
 };
-const nav = ['overview', 'compose', 'pushes', 'devices', 'apps', 'simulator'];
+const nav = ['overview', 'compose', 'pushes', 'devices', 'apps', 'webhooks', 'simulator'];
 const root = document.getElementById('app');
 let apps = [];
 

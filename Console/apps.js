@@ -41,8 +41,33 @@ export async function render(main) {
       h('td', {}, [c.keyId, c.teamId].filter(Boolean).join(' / ') || '—'), h('td', {}, c.topic || '—'), h('td', {}, time(c.updatedAt))))
       : [h('tr', {}, h('td', { colspan: 5, class: 'hint' }, t('apps.noCredentials')))]));
   }
-  await Promise.all([loadKeys(), loadCredentials()]);
+  const compat = h('tbody');
+  main.append(h('h3', {}, t('apps.compat')), table([t('apps.compat.service'), t('apps.compat.publicId'), t('apps.compat.hints'), t('apps.updated')], compat),
+    h('p', { class: 'hint' }, t('apps.compat.hint')));
+  async function loadCompat() {
+    compat.replaceChildren(...await Promise.all(compatServices.map(async ({ name, path, id, command }) => {
+      try {
+        const r = await api('GET', `/v1/apps/${encodeURIComponent(appId)}/${path}`, undefined, { app: false });
+        return h('tr', { dataset: { compat: path } }, h('td', {}, name), h('td', {}, h('code', {}, r[id])),
+          h('td', {}, hints(r).map(([k, v]) => h('span', {}, k, ' ', h('code', {}, v), ' '))), h('td', {}, time(r.updatedAt)));
+      } catch (err) {
+        if (err.status !== 404) throw err;
+        return h('tr', { dataset: { compat: path } }, h('td', {}, name), h('td', { colspan: 3, class: 'hint' }, t('apps.compat.notSet'), ' ',
+          h('code', {}, command.replace('{app}', appId))));
+      }
+    })));
+  }
+  await Promise.all([loadKeys(), loadCredentials(), loadCompat()]);
 }
+
+// LeanCloud and JPush identities (read-only here: the secrets are set with the CLI, never through a browser).
+const compatServices = [
+  { name: 'LeanCloud', path: 'leancloud', id: 'appId',
+    command: 'LEANCLOUD_APP_KEY=… LEANCLOUD_MASTER_KEY=… herald apps leancloud set --app {app} --leancloud-app-id <LeanCloud App ID> --api-key <key>' },
+  { name: 'JPush', path: 'jpush', id: 'appKey',
+    command: 'JPUSH_MASTER_SECRET=… herald apps jpush set --app {app} --app-key <JPush App Key> --api-key <key>' },
+];
+const hints = (r) => r.hints ? Object.entries(r.hints) : r.masterSecretHint ? [['masterSecret', r.masterSecretHint]] : [];
 
 function once(label, secret) {
   const out = h('output', { class: 'secret' }, secret);

@@ -195,7 +195,43 @@ def run(driver):
     save(driver, shots, "overview")
     go(driver, "#/apps")
     wait(driver, lambda d: "APNs credentials" in d.find_element(By.TAG_NAME, "main").text, "the apps screen")
+    text = wait(driver, lambda d: visible_text(d, 'tr[data-compat="leancloud"]'), "the LeanCloud identity row")
+    assert "Not set" in text and "herald apps leancloud set --app app_" in text, text
+    text = wait(driver, lambda d: visible_text(d, 'tr[data-compat="jpush"]'), "the JPush identity row")
+    assert "4f1c2b3a5d6e7f8091a2b3c4" in text and "Not set" not in text and "jpush-master-secret-for-the-console" not in text, text
+    step(f"LeanCloud identity not set, with the command to set it; JPush shown with a hint only: {text!r}")
     save(driver, shots, "apps")
+
+    # Webhooks: one to a port nothing listens on; its secret is shown once; a ping's failed attempt shows its error.
+    go(driver, "#/webhooks")
+    wait(driver, lambda d: css(d, "main form input[name=url]"), "the webhooks screen")
+    css(driver, "main form input[name=url]").send_keys("http://127.0.0.1:9/hook")
+    for box in driver.find_elements(By.CSS_SELECTOR, "main form input[name=event]"):
+        if box.is_selected() != (box.get_attribute("value") == "push.done"):
+            box.click()
+    css(driver, "main form input[name=description]").send_keys("console test")
+    css(driver, "main form button[type=submit]").click()
+    secret = wait(driver, lambda d: visible_text(d, ".secrets output.secret"), "the new webhook's secret")
+    assert secret.startswith("whsec_"), secret
+    row = wait(driver, lambda d: css(d, "main tbody tr[data-webhook]"), "the webhook listed")
+    assert "http://127.0.0.1:9/hook" in row.text and "push.done" in row.text and "enabled" in row.text, row.text
+    assert "notification.opened" not in row.text, row.text
+    step(f"webhook created, listed, its secret shown once ({secret[:10]}...)")
+    click(driver, "main tbody tr[data-webhook] a", "the webhook's link")
+    wait(driver, lambda d: css(d, "main button[name=ping]") and visible_text(d, "#webhook-state") == "enabled", "the webhook's page")
+    assert secret not in driver.find_element(By.TAG_NAME, "body").text, "the secret must not be shown again"
+    click(driver, "main button[name=ping]", "the ping button")
+    error = wait(driver, lambda d: visible_text(d, "main tr[data-delivery] .attempt-error"), "the ping's failed attempt with its error")
+    state = visible_text(driver, "main tr[data-delivery] .delivery-state")
+    assert state == "failed", state
+    step(f"ping sent; its attempt failed: {error!r}")
+    save(driver, shots, "webhooks")
+    click(driver, "main button[name=toggle]", "the disable button")
+    wait(driver, lambda d: visible_text(d, "#webhook-state") == "disabled" and visible_text(d, "main button[name=toggle]") == "Enable", "the webhook disabled")
+    go(driver, "#/webhooks")
+    wait(driver, lambda d: visible_text(d, "main tbody tr[data-webhook] .webhook-state") == "disabled", "the webhook listed as disabled")
+    assert not css(driver, ".secrets output.secret"), "the secret must not be shown again"
+    step("webhook disabled, and listed so")
 
     # Chinese: every English string has its Chinese one, and the page switches.
     missing = driver.execute_async_script("""
@@ -209,6 +245,9 @@ def run(driver):
     assert driver.execute_script("return document.documentElement.lang") == "zh-Hans"
     step("Chinese rendering")
     save(driver, shots, "compose-zh")
+    go(driver, "#/webhooks")
+    wait(driver, lambda d: "此应用的 Webhook" in d.find_element(By.TAG_NAME, "main").text and "已停用" in visible_text(d, "main tbody"), "the Chinese webhooks screen")
+    step("Chinese webhooks screen")
     Select(css(driver, "header select.language")).select_by_value("en")
 
     # Sign out: the session ends, and the page is back at sign-in.

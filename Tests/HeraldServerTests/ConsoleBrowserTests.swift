@@ -40,6 +40,10 @@ import HeraldSimulator
         #expect(registered.status == 201, "\(registered.text)")
         let other = await call(server, "POST", "/v1/apps", key: testAdminKey, json: ["name": "Other app", "topic": "com.example.other"])
         let otherMaster = try #require(other.body["keys"]?["master"]?.stringValue)
+        // A JPush identity (the LeanCloud one stays unset): the Apps screen shows one of each.
+        let jpush = await call(server, "PUT", "/v1/apps/\(appID)/jpush", key: testAdminKey,
+                               json: ["appKey": "4f1c2b3a5d6e7f8091a2b3c4", "masterSecret": "jpush-master-secret-for-the-console"])
+        #expect(jpush.status == 200, "\(jpush.text)")
 
         let fixtures: JSON = ["adminKey": .string(testAdminKey), "appId": .string(appID), "token": .string(token), "tag": "beta",
                               "deviceId": .string(phone.id), "otherMasterKey": .string(otherMaster), "otherAppName": "Other app"]
