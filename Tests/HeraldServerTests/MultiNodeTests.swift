@@ -41,8 +41,10 @@ struct MultiNodeTests {
         }
 
         var isRunning: Bool { process.isRunning }
-        func kill9() { process.signal(SIGKILL); _ = process.waitForExit() }
-        func stop() { if process.isRunning { process.signal(SIGTERM); _ = process.waitForExit() } }
+        // Waits off the cooperative pool: a node's graceful stop can take seconds, and the pool has one thread
+        // per core.
+        func kill9() async { process.signal(SIGKILL); _ = await process.exit() }
+        func stop() async { if process.isRunning { process.signal(SIGTERM); _ = await process.exit() } }
         var tail: String {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             return "--- \(name)\n" + text.split(separator: "\n").suffix(15).joined(separator: "\n")
@@ -97,7 +99,7 @@ struct MultiNodeTests {
         var logs: String { nodes.map(\.tail).joined(separator: "\n") }
 
         func shutdown() async {
-            for node in nodes { node.stop() }
+            for node in nodes { await node.stop() }
             await database.close()
             await simulator.stop()
             if ProcessInfo.processInfo.environment["HERALD_KEEP_CLUSTER"] == nil { try? FileManager.default.removeItem(at: directory) }
@@ -188,7 +190,7 @@ struct MultiNodeTests {
             // Kill the node fanning the push out once a fifth of the audience has it.
             #expect(await Self.waitUntil(seconds: 300) { cluster.simulator.statistics.accepted >= audience / 5 }, "\(cluster.logs)")
             let owner = try #require(try await cluster.node(holding: { $0.fanOuts > 0 }), "a node holds the fan-out\n\(cluster.logs)")
-            owner.kill9()
+            await owner.kill9()
             let acceptedAtKill = cluster.simulator.statistics.accepted
             #expect(acceptedAtKill < audience, "killed in the middle of the fan-out")
 
@@ -233,7 +235,7 @@ struct MultiNodeTests {
             #expect(push["status"] as? String == "scheduled")
             try await Task.sleep(for: .seconds(max(0, sendAt.timeIntervalSinceNow - 0.5)))
             #expect(try await api.status(pushID)["status"] as? String == "scheduled")
-            dead.kill9()
+            await dead.kill9()
 
             #expect(await Self.waitUntil(seconds: 120) { try await api.status(pushID)["status"] as? String == "done" }, "\(cluster.logs)")
             let counts = try #require(try await api.status(pushID)["counts"] as? [String: Any])
