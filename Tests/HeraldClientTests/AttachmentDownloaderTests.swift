@@ -47,8 +47,9 @@ import Testing
         }
         #expect(await downloader.downloadAttachment(for: push("\(server.baseURL)/slow.jpg")) == nil)
 
-        // Far below the server's 30 s: the budget cut both attempts short (loose bound: tests run in parallel).
-        #expect(Date().timeIntervalSince(started) < 12)
+        // Below the server's 30 s: the budget cut both attempts short. Loose: a full suite on 2 loaded cores
+        // took 12.4 s here (URLSession's cancellation is slow to return under load).
+        #expect(Date().timeIntervalSince(started) < 25)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
     }
 
