@@ -14,11 +14,8 @@ enum LeanCloudPush {
         "thread-id": "threadId", "sound": "sound", "interruption-level": "interruptionLevel",
         "relevance-score": "relevanceScore", "target-content-id": "targetContentId",
     ]
-    static let alertNames: [String: String] = [
-        "title": "title", "subtitle": "subtitle", "body": "body", "launch-image": "launchImage",
-        "title-loc-key": "titleLocKey", "title-loc-args": "titleLocArgs", "subtitle-loc-key": "subtitleLocKey",
-        "subtitle-loc-args": "subtitleLocArgs", "loc-key": "locKey", "loc-args": "locArgs",
-    ]
+    /// LeanCloud's alert keys are Apple's; Herald's content names them its own way.
+    static let alertNames = PushContent.alertFieldsByAPNsName
 
     /// `productionHeader` is `X-LC-Prod`: without `prod`, a value other than 1 means development (LeanCloud's rule).
     static func document(_ object: [String: JSON], productionHeader: String?) throws -> [String: JSON] {
