@@ -77,14 +77,14 @@ final class PostgresConnection: @unchecked Sendable {
         return String(cString: p).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    private func failure(_ result: OpaquePointer?, sql: String?) -> PostgresError {
+    func failure(_ result: OpaquePointer?, sql: String?) -> PostgresError {
         let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
         var message = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "M"))) }.map { String(cString: $0) } ?? ""
         if message.isEmpty { message = Self.trimmed(handle.flatMap { PQerrorMessage($0) }) }
         return PostgresError(sqlState: state, message: message, sql: sql)
     }
 
-    private func live() throws -> OpaquePointer {
+    func live() throws -> OpaquePointer {
         guard let handle else { throw PostgresError(sqlState: nil, message: "connection is closed") }
         return handle
     }

@@ -145,40 +145,36 @@ extension PostgresStore {
         r.lastSeenAt = now
     }
 
-    /// New installations (and their tags) in two statements, whatever their number.
+    /// New installations (and their tags) in one COPY and one statement, whatever their number. COPY
+    /// assigns `seq` in row order (registration order, as inserting one by one would); the tags then find
+    /// their installation's `seq` by its unique id.
     static func insertNew(_ records: [InstallationRecord], tags: [[String]?], _ db: PostgresConnection) throws {
-        let seqs = try db.all("""
-            INSERT INTO installations (installation_id, device_token, environment, topic, alias, user_id, locale, time_zone,
-            badge, app_version, os_version, device_model, properties, active, inactive_reason, inactive_at, updated_at,
-            last_seen_at, token_updated_at, id, app_id, created_at)
-            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                                 $9::bigint[], $10::text[], $11::text[], $12::text[], $13::text[], $14::boolean[], $15::text[],
-                                 $16::float8[], $17::float8[], $18::float8[], $19::float8[], $20::text[], $21::text[], $22::float8[])
-            RETURNING id, seq
-            """, [
-                PGArray.text(records.map { Optional($0.installationID) }), PGArray.text(records.map(\.deviceToken)),
-                PGArray.text(records.map { Optional($0.environment) }), PGArray.text(records.map(\.topic)),
-                PGArray.text(records.map(\.alias)), PGArray.text(records.map(\.userID)), PGArray.text(records.map(\.locale)),
-                PGArray.text(records.map(\.timeZone)), PGArray.int(records.map { Optional(Int64($0.badge)) }),
-                PGArray.text(records.map(\.appVersion)), PGArray.text(records.map(\.osVersion)),
-                PGArray.text(records.map(\.deviceModel)), PGArray.text(records.map { Optional($0.properties) }),
-                PGArray.bool(records.map(\.active)), PGArray.text(records.map(\.inactiveReason)),
-                PGArray.double(records.map { $0.inactiveAt?.timeIntervalSince1970 }),
-                PGArray.double(records.map { $0.updatedAt.timeIntervalSince1970 }),
-                PGArray.double(records.map { $0.lastSeenAt.timeIntervalSince1970 }),
-                PGArray.double(records.map { $0.tokenUpdatedAt.timeIntervalSince1970 }),
-                PGArray.text(records.map { Optional($0.id) }), PGArray.text(records.map { Optional($0.appID) }),
-                PGArray.double(records.map { $0.createdAt.timeIntervalSince1970 }),
-            ]) { (id: $0.text(0), seq: $0.int64(1)) }
-        let seqByID = Dictionary(uniqueKeysWithValues: seqs.map { ($0.id, $0.seq) })
-        var tagApps: [String?] = [], tagNames: [String?] = [], tagSeqs: [Int64] = []
-        for (record, list) in zip(records, tags) {
-            guard let list, let seq = seqByID[record.id] else { continue }
-            for tag in Set(list) { tagApps.append(record.appID); tagNames.append(tag); tagSeqs.append(seq) }
+        var rows = PGCopyRows(reservingBytes: records.count * 256)
+        for r in records {
+            rows.text(r.installationID); rows.text(r.deviceToken); rows.text(r.environment); rows.text(r.topic)
+            rows.text(r.alias); rows.text(r.userID); rows.text(r.locale); rows.text(r.timeZone); rows.int(Int64(r.badge))
+            rows.text(r.appVersion); rows.text(r.osVersion); rows.text(r.deviceModel); rows.text(r.properties)
+            rows.bool(r.active); rows.text(r.inactiveReason); rows.double(r.inactiveAt?.timeIntervalSince1970)
+            rows.double(r.updatedAt.timeIntervalSince1970); rows.double(r.lastSeenAt.timeIntervalSince1970)
+            rows.double(r.tokenUpdatedAt.timeIntervalSince1970); rows.text(r.id); rows.text(r.appID)
+            rows.double(r.createdAt.timeIntervalSince1970)
+            rows.endRow()
         }
-        if !tagSeqs.isEmpty {
-            try db.execute("INSERT INTO installation_tags (app_id, tag, seq) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])",
-                           [PGArray.text(tagApps), PGArray.text(tagNames), PGArray.int(tagSeqs)])
+        try db.copy("""
+            COPY installations (installation_id, device_token, environment, topic, alias, user_id, locale, time_zone,
+            badge, app_version, os_version, device_model, properties, active, inactive_reason, inactive_at, updated_at,
+            last_seen_at, token_updated_at, id, app_id, created_at) FROM STDIN
+            """, rows)
+        var tagIDs: [String?] = [], tagNames: [String?] = []
+        for (record, list) in zip(records, tags) {
+            guard let list else { continue }
+            for tag in Set(list) { tagIDs.append(record.id); tagNames.append(tag) }
+        }
+        if !tagIDs.isEmpty {
+            try db.execute("""
+                INSERT INTO installation_tags (app_id, tag, seq)
+                SELECT i.app_id, t.tag, i.seq FROM unnest($1::text[], $2::text[]) AS t(id, tag) JOIN installations i ON i.id = t.id
+                """, [PGArray.text(tagIDs), PGArray.text(tagNames)])
         }
     }
 

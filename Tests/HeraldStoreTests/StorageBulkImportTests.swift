@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+@testable import HeraldStore
+
+/// `importInstallations` must leave what upserting each draft in order leaves, however a store writes a
+/// batch (PostgreSQL sends new rows by COPY, whose text format gives tabs, newlines and backslashes a
+/// meaning, and the others one by one). Both stores, one app importing and one registering.
+@Suite struct StorageBulkImportTests {
+    /// Drafts with every field set to text the COPY format (and array literals) must carry unchanged, tags
+    /// or none, and some that match an earlier draft of the batch (same installation id, same token).
+    static func drafts(_ count: Int) -> [InstallationDraft] {
+        let awkward = ["tab\there", "new\nline", "cr\rhere", "back\\slash", "\\N", "quote\"s", "{brace,comma}", "日本語 ✓", "NULL", ""]
+        return (0..<count).map { i in
+            let word = awkward[i % awkward.count]
+            // Every 7th draft repeats an earlier installation id; every 11th moves an earlier token.
+            let iid = i % 7 == 6 ? "iid-\(i - 3)" : "iid-\(i)"
+            let token = i % 11 == 10 ? String(format: "%064x", i - 5) : String(format: "%064x", i)
+            var d = InstallationDraft(installationID: iid, deviceToken: token, environment: i % 2 == 0 ? "sandbox" : "production")
+            d.tags = i % 3 == 0 ? nil : ["all", word, "n\(i % 5)"]
+            d.alias = .some(i % 4 == 0 ? nil : "alias \(word)")
+            d.userID = .some("user\t\(i)")
+            d.locale = .some("zh-Hans")
+            d.timeZone = .some("Asia/Shanghai")
+            d.badge = i % 9
+            d.appVersion = .some("1.\(i)")
+            d.osVersion = .some(word)
+            d.deviceModel = .some("iPhone\\\(i)")
+            d.properties = "{\"k\":\"\(word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\t", with: "\\t"))\"}"
+            if i % 13 == 0 { d.inactive = .init(reason: "Unregistered", at: t0.addingTimeInterval(-Double(i))) }
+            if i % 2 == 1 { d.createdAt = t0.addingTimeInterval(-86_400 - Double(i)) }
+            return d
+        }
+    }
+
+    static func everyInstallation(_ store: any HeraldStorage, app: String) async throws -> [InstallationRecord] {
+        var out: [InstallationRecord] = []
+        while true {
+            let page = try await store.installations(appID: app, query: InstallationQuery(afterSeq: out.last?.seq ?? 0, limit: 500))
+            out += page
+            if page.count < 500 { return out }
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func importLeavesWhatUpsertingEachInOrderLeaves(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
+        try await makeApp(store)
+        try await makeApp(store, id: "app2")
+        let drafts = Self.drafts(500)
+        // Two batches: the second finds rows of the first stored.
+        var created = 0, updated = 0
+        for (n, part) in [drafts[..<300], drafts[300...]].enumerated() {
+            let result = try await store.importInstallations(appID: "app1", drafts: Array(part), newIDs: part.indices.map { "a\(n)-\($0)" }, now: t0)
+            created += result.created
+            updated += result.updated
+        }
+        var oneByOne = 0
+        for (i, draft) in drafts.enumerated() {
+            if try await store.upsertInstallation(appID: "app2", draft: draft, match: .installationIDOrToken, newID: "b-\(i)", now: t0).created {
+                oneByOne += 1
+            }
+        }
+        #expect(created == oneByOne)
+        #expect(created + updated == drafts.count)
+
+        let imported = try await Self.everyInstallation(store, app: "app1")
+        let registered = try await Self.everyInstallation(store, app: "app2")
+        #expect(imported.count == registered.count)
+        // Same rows in the same (registration) order, field by field; ids, seqs and the app differ by design.
+        for (a, b) in zip(imported, registered) {
+            var b = b
+            b.id = a.id; b.seq = a.seq; b.appID = a.appID
+            #expect(a == b)
+        }
+        // The awkward text came back as it went in.
+        let tagged = try #require(imported.first { $0.installationID == "iid-1" })
+        #expect(tagged.tags == ["all", "n1", "new\nline"])
+        #expect(tagged.alias == "alias new\nline")
+        #expect(tagged.userID == "user\t1")
+        #expect(try await store.tags(appID: "app1", after: nil, limit: 100).map(\.tag) == store.tags(appID: "app2", after: nil, limit: 100).map(\.tag))
+    }
+}
