@@ -14,6 +14,7 @@ Rows (see BENCHMARKS.md), one file each in bench/rows/, run in file-name order:
   9. LeanCloud compat: the /1.1 installation upsert and push accept vs the native routes, same server (<= 1.3x cost).
   10. JPush push accept: wrk on POST /v3/push vs POST /v1/pushes with the same push.
   11. Web console: first-load bytes and compose time to interactive in headless Chromium, large store.
+  12. PostgreSQL: import rate (vs 50,000/s), a tag push on PostgreSQL vs SQLite, two nodes vs one (BENCH_PG_N).
 
 BENCH_QUICK=1 runs a short version (about 2 minutes); BENCH_ROWS=1,6 only some rows.
 """

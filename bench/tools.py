@@ -87,10 +87,11 @@ class Sim:
 class Serve:
     """`herald serve` with its built-in simulator, on free ports; keeps the keys printed on first start."""
 
-    def __init__(self, data_dir, extra=(), binary=HERALD):
+    def __init__(self, data_dir, extra=(), binary=HERALD, keys=None):
+        """`keys`: those of a store another node started first (a node that is not the first prints none)."""
         self.dir, self.extra, self.binary = data_dir, list(extra), binary
         self.http, self.inspection, self.sim_port = free_port(), free_port(), free_port()
-        self.keys = {}
+        self.keys = dict(keys or {})
         self.start()
 
     def start(self):
