@@ -57,7 +57,7 @@ extension PostgresStore {
 
     public func upsertInstallation(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String,
                                    now: Date) async throws -> (InstallationRecord, created: Bool) {
-        try await database.write { db in
+        try await installationWrites.write { db in
             try Self.lockForUpsert(appID: appID, draft: draft, db)
             return try Self.upsert(appID: appID, draft: draft, match: match, newID: newID, now: now, db)
         }
@@ -253,7 +253,7 @@ extension PostgresStore {
     }
 
     public func deleteInstallation(appID: String, id: String) async throws -> Bool {
-        try await database.write { db in
+        try await installationWrites.write { db in
             guard let r = try Self.findInstallation(appID: appID, id: id, db) else { return false }
             try db.execute("DELETE FROM installation_tags WHERE app_id = $1 AND seq = $2", [.text(appID), .integer(r.seq)])
             try db.execute("DELETE FROM installations WHERE seq = $1", [.integer(r.seq)])
@@ -262,7 +262,7 @@ extension PostgresStore {
     }
 
     public func updateTags(appID: String, id: String, add: [String], remove: [String], now: Date) async throws -> InstallationRecord {
-        try await database.write { db in
+        try await installationWrites.write { db in
             guard var r = try Self.findInstallation(appID: appID, id: id, forUpdate: true, db) else { throw StoreError.notFound }
             if !remove.isEmpty {
                 try db.execute("DELETE FROM installation_tags WHERE app_id = $1 AND tag = ANY($2::text[]) AND seq = $3",

@@ -12,6 +12,8 @@ import HeraldStore
 /// it leaves out. TLS is whatever `sslmode` asks for.
 public final class PostgresStore: HeraldStorage {
     let database: PostgresDatabase
+    /// Registrations and other one-installation writes, committed in groups (`GroupCommit`).
+    let installationWrites: GroupCommit<PostgresConnection>
     let conninfo: String
     public let node: String
     public var isShared: Bool { true }
@@ -26,6 +28,7 @@ public final class PostgresStore: HeraldStorage {
         } catch let error as PostgresError {
             throw PostgresError(sqlState: error.sqlState, message: "\(Self.redacted(url)): \(error.message)")
         }
+        installationWrites = GroupCommit { [database] in await database.commitGroup($0) }
         let stamp = now.timeIntervalSince1970
         _ = try await database.withConnection { try PostgresSchema.migrate($0, now: stamp) }
     }

@@ -37,7 +37,8 @@ extension SQLiteStore {
         + " AND i.user_id IN (SELECT value FROM json_each(?7)) ORDER BY i.seq LIMIT ?8"
 
     static func audiencePage(appID: String, selector s: AudienceSelector, after: Int64, limit: Int, _ db: SQLiteConnection) throws -> [AudienceMember] {
-        let sql: String, values: [String]?
+        var sql: String
+        let values: [String]?
         switch s.source {
         case .all: (sql, values) = (audienceAll, nil)
         case .tokens(let v): (sql, values) = (audienceTokens, v)
@@ -45,8 +46,12 @@ extension SQLiteStore {
         case .aliases(let v): (sql, values) = (audienceAliases, v)
         case .userIDs(let v): (sql, values) = (audienceUsers, v)
         }
-        return try db.all(sql, [.text(appID), .integer(after), .optionalText(s.environment), jsonArray(s.tagsAny),
-                                jsonArray(s.tagsAll), jsonArray(s.tagsNone), jsonArray(values), .int(limit)]) { r in
+        var arguments: [SQLValue] = [.text(appID), .integer(after), .optionalText(s.environment), jsonArray(s.tagsAny),
+                                     jsonArray(s.tagsAll), jsonArray(s.tagsNone), jsonArray(values), .int(limit)]
+        if let tag = requiredTag(s) {
+            (sql, arguments) = (audienceByTag, arguments + [.text(tag)])
+        }
+        return try db.all(sql, arguments) { r in
             AudienceMember(seq: r.int64(0), id: r.text(1), deviceToken: r.text(2), environment: r.text(3),
                            locale: r.optionalText(4), timeZone: r.optionalText(5), appVersion: r.optionalText(6), properties: r.text(7))
         }

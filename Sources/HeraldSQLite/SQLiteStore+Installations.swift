@@ -39,10 +39,11 @@ extension SQLiteStore {
         }
     }
 
-    /// Creates or updates one installation in its own transaction. Returns the stored record and whether it is new.
+    /// Creates or updates one installation, in a group transaction with the other registrations arriving
+    /// meanwhile (answered once it committed). Returns the stored record and whether it is new.
     public func upsertInstallation(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String,
                                    now: Date) async throws -> (InstallationRecord, created: Bool) {
-        try await database.write { db in
+        try await installationWrites.write { db in
             try Self.upsert(appID: appID, draft: draft, match: match, newID: newID, now: now, db)
         }
     }
@@ -161,7 +162,7 @@ extension SQLiteStore {
     }
 
     public func deleteInstallation(appID: String, id: String) async throws -> Bool {
-        try await database.write { db in
+        try await installationWrites.write { db in
             guard let r = try Self.findInstallation(appID: appID, id: id, db) else { return false }
             try db.execute("DELETE FROM installation_tags WHERE app_id = ? AND seq = ?", [.text(appID), .integer(r.seq)])
             try db.execute("DELETE FROM installations WHERE seq = ?", [.integer(r.seq)])
@@ -170,7 +171,7 @@ extension SQLiteStore {
     }
 
     public func updateTags(appID: String, id: String, add: [String], remove: [String], now: Date) async throws -> InstallationRecord {
-        try await database.write { db in
+        try await installationWrites.write { db in
             guard var r = try Self.findInstallation(appID: appID, id: id, db) else { throw StoreError.notFound }
             for tag in remove {
                 try db.execute("DELETE FROM installation_tags WHERE app_id = ? AND tag = ? AND seq = ?", [.text(appID), .text(tag), .integer(r.seq)])

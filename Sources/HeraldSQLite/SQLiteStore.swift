@@ -5,6 +5,8 @@ import HeraldStore
 /// lists travel as one JSON array parameter read with `json_each`, so no SQL text is ever built from input.
 public final class SQLiteStore: HeraldStorage {
     let database: SQLiteDatabase
+    /// Registrations and other one-installation writes, committed in groups (`GroupCommit`).
+    let installationWrites: GroupCommit<SQLiteConnection>
     public let node: String
     public var isShared: Bool { false }
 
@@ -14,6 +16,7 @@ public final class SQLiteStore: HeraldStorage {
                 storageChanged: @escaping @Sendable (StoreError?) -> Void = { _ in }) async throws {
         self.node = node
         database = try SQLiteDatabase(path: path, storageChanged: storageChanged)
+        installationWrites = GroupCommit { [database] in await database.commitGroup($0) }
         let stamp = now.timeIntervalSince1970
         _ = try await database.withWriter { try Migrator.migrate($0, migrations: SQLiteSchema.migrations, now: stamp) }
     }

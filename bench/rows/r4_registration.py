@@ -1,18 +1,23 @@
 """Row 4: wrk on the installation upsert (a random token per request, so each is an insert) vs wrk on the
-same server's /healthz. Runs on the server of rows 3 and 5, after the fan-out, as the store a user has."""
-import os
+same server's /healthz. Runs on the server of rows 3 and 5, after the fan-out, as the store a user has.
 
-from harness import QUICK, WORK, pair
-from tools import wrk
+BENCH_STORE=postgres runs it on a `herald serve` of its own over a throwaway PostgreSQL cluster
+(scripts/postgres-test.sh) with durable commits (fsync and synchronous_commit on, unlike the test cluster)."""
+import os
+import subprocess
+
+from harness import QUICK, ROOT, WORK, pair
+from tools import Serve, wrk
 
 TITLE = "4 registration API"
 SELECT = ("4",)
-NEEDS = ("bulk_serve",)
+STORE = os.environ.get("BENCH_STORE", "sqlite")
+NEEDS = () if STORE == "postgres" else ("bulk_serve",)
 WRK_SECONDS = 3 if QUICK else 5
+PG_SCRIPT = os.path.join(ROOT, "scripts", "postgres-test.sh")
 
 
-def run(serve):
-    print("4. Registration API: wrk on POST /v1/installations (keep-alive) vs GET /healthz", flush=True)
+def measure(serve, store):
     script = os.path.join(WORK, "upsert.lua")
     with open(script, "w") as f:
         f.write(f"""
@@ -26,6 +31,39 @@ request = function()
   return wrk.format(nil, nil, nil, '{{"deviceToken":"' .. table.concat(t) .. '","environment":"sandbox","tags":["wrk"]}}')
 end
 """)
-    pair("4 installation upsert vs /healthz (wrk)", None,
+    suffix = "" if store == "sqlite" else f" ({store})"
+    pair(f"4 installation upsert vs /healthz (wrk){suffix}", None,
          lambda: wrk(f"{serve.url}/v1/installations", WRK_SECONDS, script),
          lambda: wrk(f"{serve.url}/healthz", WRK_SECONDS), "/healthz")
+
+
+def durable_postgres():
+    """A throwaway cluster restarted with the options a production server has: every commit flushed."""
+    exports = subprocess.run([PG_SCRIPT, "start"], check=True, capture_output=True, text=True).stdout
+    env = dict(line.replace("export ", "", 1).split("=", 1) for line in exports.splitlines() if line.startswith("export "))
+    url, directory = env["HERALD_TEST_POSTGRES_URL"].strip("'"), env["HERALD_TEST_POSTGRES_DIR"].strip("'")
+    subprocess.run([PG_SCRIPT, "down", directory], check=True, capture_output=True)
+    options_path = os.path.join(directory, "options")
+    with open(options_path) as f:
+        options = f.read()
+    for fast in ("-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"):
+        options = options.replace(fast, "")
+    with open(options_path, "w") as f:
+        f.write(options)
+    subprocess.run([PG_SCRIPT, "up", directory], check=True, capture_output=True)
+    return url, directory
+
+
+def run(serve=None):
+    print(f"4. Registration API ({STORE}): wrk on POST /v1/installations (keep-alive) vs GET /healthz", flush=True)
+    if STORE != "postgres":
+        return measure(serve, STORE)
+    url, directory = durable_postgres()
+    own = None
+    try:
+        own = Serve(os.path.join(WORK, "serve-postgres"), ["--store-url", url])
+        measure(own, STORE)
+    finally:
+        if own:
+            own.stop()
+        subprocess.run([PG_SCRIPT, "stop", directory], capture_output=True)

@@ -1,0 +1,36 @@
+import HeraldStore
+
+extension SQLiteDatabase {
+    /// Runs a group of small writes (`GroupCommit`) in one `BEGIN IMMEDIATE ... COMMIT` on the writer, each
+    /// in a savepoint of its own: a write that throws is undone alone, the others commit. Returns the error
+    /// that stopped the whole transaction (its commit, or a full disk: `StoreError.storageFull`), else nil.
+    ///
+    /// Durability is the same as one transaction per write: callers are answered after `COMMIT` returned,
+    /// when the WAL holds the group's frames, which a killed process does not lose.
+    func commitGroup(_ writes: [GroupCommit<SQLiteConnection>.Write]) async -> Error? {
+        do {
+            try await withWriter { connection in
+                try connection.transaction {
+                    for write in writes { try Self.runInSavepoint(write, connection) }
+                }
+            }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    private static func runInSavepoint(_ write: GroupCommit<SQLiteConnection>.Write, _ connection: SQLiteConnection) throws {
+        try connection.execute("SAVEPOINT herald_group_write")
+        do {
+            try write.run(connection)
+        } catch let error as SQLiteError where error.isStorageFull {
+            throw error   // the whole group fails, as one transaction would (and the store remembers the full disk)
+        } catch {
+            // Only this write's changes go; when SQLite already ended the transaction, this throws and the
+            // group fails as a whole.
+            try connection.execute("ROLLBACK TO herald_group_write")
+        }
+        try connection.execute("RELEASE herald_group_write")
+    }
+}

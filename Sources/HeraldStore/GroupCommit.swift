@@ -1,0 +1,88 @@
+import Synchronization
+
+/// Group commit: concurrent small writes share one transaction, and each caller is answered once that
+/// transaction has committed (so an answered write is exactly as durable as one committed alone).
+///
+/// There is no waiting window: writes that arrive while a transaction is committing queue up and form the
+/// next one, so a lone write commits at once and a burst commits in as many transactions as the store can
+/// commit one after the other. One transaction runs at a time (one lane), at most `maxBatch` writes each.
+///
+/// The store supplies `perform`, which runs a batch in one transaction. It must run each write in a
+/// savepoint of its own and roll back only that savepoint when the write throws (the write's caller gets
+/// that error; the others are unaffected), and return the error that stopped the whole transaction (its
+/// commit failed, or the transaction could not continue), or nil once it committed.
+public final class GroupCommit<Connection>: Sendable {
+    /// One caller's write: its work and where its answer goes. Touched by one batch at a time.
+    public final class Write: @unchecked Sendable {
+        private let body: (Connection) throws -> Void
+        fileprivate let answer: (_ transactionFailure: Error?) -> Void
+        fileprivate init(body: @escaping (Connection) throws -> Void, answer: @escaping (Error?) -> Void) {
+            self.body = body
+            self.answer = answer
+        }
+
+        /// Runs the caller's work, keeping its value (or the error it throws, which is rethrown) for the caller.
+        /// Running it again (a retried transaction) replaces what the earlier run kept.
+        public func run(_ connection: Connection) throws { try body(connection) }
+    }
+
+    private struct State {
+        var waiting: [Write] = []
+        var running = false
+    }
+
+    private let state = Mutex(State())
+    private let maxBatch: Int
+    private let perform: @Sendable ([Write]) async -> Error?
+
+    public init(maxBatch: Int = 256, perform: @escaping @Sendable ([Write]) async -> Error?) {
+        precondition(maxBatch > 0)
+        self.maxBatch = maxBatch
+        self.perform = perform
+    }
+
+    /// Runs `body` in the next group transaction; returns its value once that transaction committed. Throws
+    /// what `body` threw (only its own changes were rolled back), or the transaction's failure.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let outcome = Outcome<T>()
+            let write = Write(body: { connection in
+                do { outcome.result = .success(try body(connection)) } catch {
+                    outcome.result = .failure(error)
+                    throw error
+                }
+            }, answer: { failure in
+                // A store that skipped a write without failing the transaction broke `perform`'s contract.
+                let result = outcome.result ?? .failure(StoreError.unavailable("the group transaction did not run this write"))
+                if let failure { continuation.resume(throwing: failure) } else { continuation.resume(with: result) }
+            })
+            let start = state.withLock { s in
+                s.waiting.append(write)
+                defer { s.running = true }
+                return !s.running
+            }
+            if start { Task { await drain() } }
+        }
+    }
+
+    /// Commits batches until nobody is waiting; the lane is free again when it returns.
+    private func drain() async {
+        while true {
+            let batch: [Write] = state.withLock { s in
+                let n = min(maxBatch, s.waiting.count)
+                let taken = Array(s.waiting.prefix(n))
+                s.waiting.removeFirst(n)
+                if taken.isEmpty { s.running = false }
+                return taken
+            }
+            if batch.isEmpty { return }
+            let failure = await perform(batch)
+            for write in batch { write.answer(failure) }
+        }
+    }
+}
+
+/// A write's value or error, set on the store's thread before the caller is answered.
+private final class Outcome<T>: @unchecked Sendable {
+    var result: Result<T, Error>?
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Synchronization
+import Testing
+import HeraldHTTP
+
+/// Group commit must not weaken durability: a real `herald serve` takes registrations from many connections
+/// at once (so they share transactions), is killed with SIGKILL in the middle of the burst and started again
+/// on the same data directory; every registration it had answered 2xx is there, with its tags and badge.
+@Suite(.serialized) struct RegistrationCrashTests {
+    typealias Crash = CrashRecoveryTests
+
+    /// The registrations the server answered 2xx, by installation id, with the badge each one sent.
+    final class Acknowledged: Sendable {
+        let badges = Mutex<[String: Int]>([:])
+        var count: Int { badges.withLock { $0.count } }
+    }
+
+    @Test func everyRegistrationAnsweredBeforeAKillIsStoredAfterTheRestart() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Crash.binary), "build first: swift build (make test does)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-registration-crash-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let httpPort = Crash.freePort()
+        let adminKey = "hk_admin_registration_crash_0123456789"
+        let serveArgs = ["serve", "--http-port", "\(httpPort)", "--data-dir", dir.appendingPathComponent("serve").path,
+                         "--simulator-enabled", "false", "--admin-key", adminKey, "--log-format", "json", "--api-rate-limit", "0"]
+        var serve = try Crash.Child(serveArgs)
+        let admin = Crash.API(client: HTTP1Client(host: "127.0.0.1", port: httpPort), key: adminKey)
+        #expect(try await Crash.waitUntil(seconds: 60) { try await admin.call("GET", "/healthz").0 == 200 })
+        let app = try #require(try await admin.call("POST", "/v1/apps", ["name": "Crash registrations", "topic": "com.example.crash"]).1 as? [String: Any])
+        let keys = try #require(app["keys"] as? [String: Any])
+        let clientKey = try #require(keys["client"] as? String)
+        let masterKey = try #require(keys["master"] as? String)
+
+        // 16 connections register new installations as fast as the server answers, until it dies.
+        let acknowledged = Acknowledged()
+        let writers = (0..<16).map { writer in
+            Task {
+                let api = Crash.API(client: HTTP1Client(host: "127.0.0.1", port: httpPort), key: clientKey)
+                for i in 0..<100_000 {
+                    let iid = "crash-\(writer)-\(i)"
+                    let token = String(format: "%064x", writer * 1_000_000 + i)
+                    guard let (status, _) = try? await api.call("POST", "/v1/installations", [
+                        "installationId": iid, "deviceToken": token, "environment": "sandbox", "badge": i % 50,
+                        "tags": ["crash", "w\(writer)"],
+                    ]) else { return }
+                    guard (200..<300).contains(status) else { return }
+                    acknowledged.badges.withLock { $0[iid] = i % 50 }
+                }
+            }
+        }
+        #expect(try await Crash.waitUntil(seconds: 120) { acknowledged.count >= 1_500 })
+        await serve.kill9()
+        for writer in writers { await writer.value }
+        let answered = acknowledged.badges.withLock { $0 }
+
+        serve = try Crash.Child(serveArgs)
+        defer { serve.stop() }
+        let master = Crash.API(client: HTTP1Client(host: "127.0.0.1", port: httpPort), key: masterKey)
+        #expect(try await Crash.waitUntil(seconds: 60) { try await master.call("GET", "/healthz").0 == 200 })
+        var missing: [String] = []
+        for (iid, badge) in answered {
+            let (status, body) = try await master.call("GET", "/v1/installations/\(iid)")
+            let record = body as? [String: Any]
+            guard status == 200, record?["badge"] as? Int == badge,
+                  Set(record?["tags"] as? [String] ?? []) == ["crash", "w\(iid.split(separator: "-")[1])"] else {
+                missing.append(iid)
+                continue
+            }
+        }
+        #expect(missing.isEmpty, "\(missing.count) of \(answered.count) answered registrations lost, e.g. \(missing.prefix(5))")
+    }
+}
