@@ -29,7 +29,7 @@ export async function render(main) {
       } catch (err) { toast(err.message, true); }
     } }, t('apps.rotate', { scope })))));
   const creds = h('tbody');
-  main.append(h('h3', {}, t('apps.credentials')), table([t('apps.environment'), t('apps.type'), 'keyId / teamId', 'topic', t('apps.updated')], creds), uploadForm(appId, () => loadCredentials()));
+  main.append(h('h3', {}, t('apps.credentials')), table([t('apps.environment'), t('apps.type'), 'keyId / teamId', 'topic', t('apps.updated'), t('apps.cred.state')], creds), uploadForm(appId, () => loadCredentials()));
   async function loadKeys() {
     const r = await api('GET', `/v1/apps/${encodeURIComponent(appId)}/keys`, undefined, { app: false });
     keys.replaceChildren(...r.keys.map(k => h('tr', {}, h('td', {}, h('code', {}, k.id)), h('td', {}, k.scope), h('td', {}, h('code', {}, k.hint + '…')),
@@ -38,8 +38,8 @@ export async function render(main) {
   async function loadCredentials() {
     const r = await api('GET', `/v1/apps/${encodeURIComponent(appId)}/credentials`, undefined, { app: false });
     creds.replaceChildren(...(r.credentials.length ? r.credentials.map(c => h('tr', {}, h('td', {}, c.environment), h('td', {}, c.type),
-      h('td', {}, [c.keyId, c.teamId].filter(Boolean).join(' / ') || '—'), h('td', {}, c.topic || '—'), h('td', {}, time(c.updatedAt))))
-      : [h('tr', {}, h('td', { colspan: 5, class: 'hint' }, t('apps.noCredentials')))]));
+      h('td', {}, [c.keyId, c.teamId].filter(Boolean).join(' / ') || '—'), h('td', {}, c.topic || '—'), h('td', {}, time(c.updatedAt)), credentialState(c)))
+      : [h('tr', {}, h('td', { colspan: 6, class: 'hint' }, t('apps.noCredentials')))]));
   }
   const compat = h('tbody');
   main.append(h('h3', {}, t('apps.compat')), table([t('apps.compat.service'), t('apps.compat.publicId'), t('apps.compat.hints'), t('apps.updated')], compat),
@@ -121,4 +121,13 @@ async function base64(file) {
   let s = '';
   for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(s);
+}
+
+// How APNs last answered the credential: accepted or rejected (whichever came last, with both times), or
+// not used since it was uploaded.
+function credentialState(c) {
+  const state = c.state || 'unused';
+  return h('td', { class: 'credential-state', 'data-state': state }, h('strong', {}, t('apps.cred.' + state)),
+    c.lastAcceptedAt ? [h('br'), t('apps.cred.lastAccepted'), ' ', time(c.lastAcceptedAt)] : null,
+    c.lastRejectedAt ? [h('br'), t('apps.cred.lastRejected', { reason: c.lastRejectionReason || '' }), ' ', time(c.lastRejectedAt)] : null);
 }

@@ -6,7 +6,7 @@ import { go } from './app.js';
 const modes = ['deviceToken', 'installationId', 'alias', 'userId', 'tag'];
 
 // Devices: find installations by token, installation id, alias, user id or tag (paged), then one device's
-// fields, its tags and alias (editable) and a test push to it.
+// fields, its tags and alias (editable), the pushes it was targeted by with their outcome, and a test push to it.
 export async function render(main, [id]) {
   if (id) return devicePage(main, id);
   const by = select(modes.map(m => [m, t('devices.by.' + m)]), 'deviceToken', { name: 'by' });
@@ -66,6 +66,10 @@ async function devicePage(main, id) {
     h('p', { class: 'form-error', role: 'alert', hidden: true }));
   main.append(h('p', {}, h('a', { href: '#/devices' }, '← ' + t('nav.devices'))), h('h1', {}, t('devices.device'), ' ', h('code', {}, d.installationId)),
     facts, h('h2', {}, t('devices.tags')), tagList, tagForm, aliasForm, h('h2', {}, t('devices.test')), testForm);
+  const history = h('tbody', { id: 'device-history' });
+  const historyPager = h('div', { class: 'pager' });
+  main.insertBefore(h('section', { 'aria-labelledby': 'device-history-title' }, h('h2', { id: 'device-history-title' }, t('devices.history')),
+    table([t('devices.history.push'), t('push.created'), t('push.state'), t('push.outcome'), t('push.updated')], history), historyPager), facts.nextSibling);
 
   function show(rec) {
     d = rec;
@@ -85,5 +89,18 @@ async function devicePage(main, id) {
     try { show(await api('POST', `/v1/installations/${encodeURIComponent(d.id)}/tags`, { add: [], remove: [], ...change })); }
     catch (err) { showError(form, err); }
   }
+  // The pushes it was targeted by, newest first (GET /v1/installations/{id}/deliveries), 10 a page.
+  let historyCursor = null;
+  async function loadHistory() {
+    try {
+      const r = await api('GET', `/v1/installations/${encodeURIComponent(d.id)}/deliveries` + qs({ cursor: historyCursor, limit: 10 }));
+      for (const x of r.deliveries) history.append(h('tr', { 'data-push': x.pushId, 'data-state': x.state },
+        h('td', {}, h('a', { href: `#/pushes/${encodeURIComponent(x.pushId)}` }, x.summary || x.pushId)), h('td', {}, time(x.pushCreatedAt)),
+        h('td', {}, x.state), h('td', {}, x.reason || (x.status ? String(x.status) : '—')), h('td', {}, time(x.updatedAt))));
+      historyCursor = r.nextCursor;
+      historyPager.replaceChildren(historyCursor ? moreButton(t('list.more'), loadHistory) : h('p', { class: 'hint' }, history.children.length ? t('list.end') : t('devices.history.none')));
+    } catch (err) { historyPager.replaceChildren(h('p', { class: 'form-error', role: 'alert' }, err.message)); }
+  }
   show(d);
+  await loadHistory();
 }

@@ -140,6 +140,16 @@ enum PostgresSchema {
                 last_seen_at double precision NOT NULL);
             CREATE INDEX console_sessions_last_seen ON console_sessions(last_seen_at);
             """),
+        // As SQLite's version 12: a device's deliveries by the installation's seq; credential outcomes.
+        // The index is built inside the migration's transaction, which blocks writes to deliveries while
+        // it builds (seconds per million rows).
+        Migration(version: 8, name: "deliveries by installation, credential outcomes", sql: """
+            CREATE INDEX deliveries_installation ON deliveries(seq, id);
+            CREATE TABLE credential_outcomes (
+                app_id text COLLATE "C" NOT NULL REFERENCES apps(id) ON DELETE CASCADE, environment text COLLATE "C" NOT NULL,
+                accepted_at double precision, rejected_at double precision, rejected_reason text,
+                PRIMARY KEY (app_id, environment));
+            """),
     ]
 
     /// Applies the migrations not yet recorded in `schema_migrations`, each in its own transaction, under

@@ -159,5 +159,16 @@ enum SQLiteSchema {
                 id_hash BLOB PRIMARY KEY, key_hash BLOB NOT NULL, created_at REAL NOT NULL, last_seen_at REAL NOT NULL) WITHOUT ROWID;
             CREATE INDEX console_sessions_last_seen ON console_sessions(last_seen_at);
             """),
+        // A device's history (the console's device page) reads its deliveries by installation: keyed by the
+        // installation's integer seq, not its text id, so each delivery row adds a small entry (its cost to
+        // the fan-out is measured in docs/performance.md). Credential outcomes are flushed from memory every
+        // few seconds, never written per notification.
+        Migration(version: 12, name: "deliveries by installation, credential outcomes", sql: """
+            CREATE INDEX deliveries_installation ON deliveries(seq, id);
+            CREATE TABLE credential_outcomes (
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE, environment TEXT NOT NULL,
+                accepted_at REAL, rejected_at REAL, rejected_reason TEXT,
+                PRIMARY KEY (app_id, environment)) WITHOUT ROWID;
+            """),
     ]
 }

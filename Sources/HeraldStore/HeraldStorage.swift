@@ -275,6 +275,19 @@ public protocol HeraldStorage: Sendable {
     func pushStatistics(appID: String, since: Date, interval: TimeInterval) async throws -> [PushStatisticsBucket]
     /// Active and retired installations of the app (one consistent read).
     func installationCounts(appID: String) async throws -> InstallationCounts
+
+    // MARK: - Console: a device's deliveries, credentials' last APNs answers
+    /// A page of the deliveries made to the installation whose registration number is `seq`
+    /// (`InstallationRecord.seq`), newest first (by delivery id), with ids below `beforeID` (nil: from the
+    /// newest), each with its push; only pushes of the app. A read, indexed by installation, so a page costs
+    /// its own size however many deliveries the store holds.
+    func installationDeliveries(appID: String, seq: Int64, beforeID: Int64?, limit: Int) async throws -> [InstallationDeliveryRecord]
+    /// Merges each outcome into the one stored for its app and environment, in one transaction: a stored time
+    /// is replaced only by a later one (nodes flushing out of order never move it back), and the rejection's
+    /// reason goes with its time. Outcomes of an app that no longer exists are dropped. Idempotent.
+    func recordCredentialOutcomes(_ outcomes: [CredentialOutcomeRecord]) async throws
+    /// The outcomes stored for the app, in environment order. Deleting the app deletes them.
+    func credentialOutcomes(appID: String) async throws -> [CredentialOutcomeRecord]
 }
 
 /// A running `watchForWork`; `stop()` ends it and waits until `onWork` is no longer called.

@@ -261,4 +261,65 @@ import Testing
         #expect(try await store.installationCounts(appID: "app1") == InstallationCounts(active: 2, retired: 1))
         #expect(try await store.installationCounts(appID: "app2") == InstallationCounts(active: 0, retired: 0))
     }
+
+    @Test(arguments: StoreKind.available) func installationDeliveriesAreNewestFirstPagedAndOnlyTheApps(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
+        try await makeApp(store)
+        try await makeApp(store, id: "app2")
+        let a = try await register(store, iid: "i-a", token: "aa")
+        _ = try await register(store, iid: "i-b", token: "bb")
+        for (n, id) in ["p1", "p2", "p3"].enumerated() {
+            let at = t0.addingTimeInterval(Double(n))
+            _ = try await store.insertPush(PushRecord(id: id, appID: "app1", idempotencyKey: nil, request: #"{"n":\#(n)}"#, status: .queued,
+                                                      createdAt: at, sendAt: nil, expiresAt: nil), idempotentSince: at)
+            _ = try await store.fanOut(pushID: id, selector: AudienceSelector(source: .all), badge: nil, limit: 10, claim: 0, now: at) { members in
+                members.map { PlannedDelivery(seq: $0.seq, installationID: $0.id, deviceToken: $0.deviceToken, environment: $0.environment, variant: "", notBefore: at) }
+            }
+        }
+        // p2: aa failed, bb sent.
+        let claimed = try await store.claimDeliveries(pushID: "p2", limit: 10, now: t0.addingTimeInterval(5))
+        _ = try await store.recordOutcomes(pushID: "p2", outcomes: claimed.map {
+            DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken,
+                            kind: $0.deviceToken == "aa" ? .failed(reason: "BadTopic", status: 400, retire: false, timestamp: nil) : .sent(status: 200))
+        }, now: t0.addingTimeInterval(5))
+
+        let first = try await store.installationDeliveries(appID: "app1", seq: a.seq, beforeID: nil, limit: 2)
+        #expect(first.map(\.pushID) == ["p3", "p2"])
+        #expect(first.map(\.state) == [.pending, .failed])
+        #expect(first.last?.reason == "BadTopic" && first.last?.status == 400 && first.last?.attempts == 1)
+        #expect(first.last?.updatedAt == t0.addingTimeInterval(5))
+        #expect(first.last?.pushRequest == #"{"n":1}"#)
+        #expect(first.last?.pushCreatedAt == t0.addingTimeInterval(1))
+        #expect(try await first.last?.pushStatus == store.push(id: "p2")?.status)
+        let second = try await store.installationDeliveries(appID: "app1", seq: a.seq, beforeID: first.last?.deliveryID, limit: 2)
+        #expect(second.map(\.pushID) == ["p1"])
+        // Another app never sees them.
+        #expect(try await store.installationDeliveries(appID: "app2", seq: a.seq, beforeID: nil, limit: 10).isEmpty)
+    }
+
+    @Test(arguments: StoreKind.available) func credentialOutcomesKeepTheLatestTimesWithTheirReason(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
+        try await makeApp(store)
+        let at = { (s: Double) in t0.addingTimeInterval(s) }
+        try await store.recordCredentialOutcomes([
+            CredentialOutcomeRecord(appID: "app1", environment: "sandbox", acceptedAt: at(10)),
+            CredentialOutcomeRecord(appID: "app1", environment: "production", rejectedAt: at(5), rejectedReason: "InvalidProviderToken"),
+            CredentialOutcomeRecord(appID: "gone", environment: "sandbox", acceptedAt: at(10)),   // no such app: dropped
+        ])
+        // Flushed out of order by another node: older times change nothing; a later rejection brings its reason.
+        try await store.recordCredentialOutcomes([
+            CredentialOutcomeRecord(appID: "app1", environment: "sandbox", acceptedAt: at(1), rejectedAt: at(20), rejectedReason: "ExpiredProviderToken"),
+            CredentialOutcomeRecord(appID: "app1", environment: "production", acceptedAt: at(30), rejectedAt: at(2), rejectedReason: "BadCertificate"),
+        ])
+        let expected = [
+            CredentialOutcomeRecord(appID: "app1", environment: "production", acceptedAt: at(30), rejectedAt: at(5), rejectedReason: "InvalidProviderToken"),
+            CredentialOutcomeRecord(appID: "app1", environment: "sandbox", acceptedAt: at(10), rejectedAt: at(20), rejectedReason: "ExpiredProviderToken"),
+        ]
+        #expect(try await store.credentialOutcomes(appID: "app1") == expected)
+        try await store.recordCredentialOutcomes(expected)   // idempotent
+        #expect(try await store.credentialOutcomes(appID: "app1") == expected)
+        #expect(try await store.credentialOutcomes(appID: "gone").isEmpty)
+        #expect(try await store.deleteApp(id: "app1"))
+        #expect(try await store.credentialOutcomes(appID: "app1").isEmpty)
+    }
 }

@@ -102,7 +102,26 @@ struct AppsAPI {
     }
 
     func listCredentials(_ ctx: RequestContext) async throws -> HTTPResponse {
-        .json(200, ["credentials": .array(try await credentials.list(appID: ctx.parameter("appId")).map(Self.json))])
+        let listed = try await credentials.listWithOutcomes(appID: ctx.parameter("appId"))
+        return .json(200, ["credentials": .array(listed.map { Self.json($0.credential, outcome: $0.outcome) })])
+    }
+
+    /// A listed credential also says how APNs last answered it: `state` is `accepted` or `rejected` (whichever
+    /// came last) or `unused` (no answer since it was uploaded).
+    static func json(_ c: CredentialRecord, outcome: CredentialOutcomeRecord?) -> JSON {
+        guard case .object(var o) = json(c) else { return json(c) }
+        let accepted = outcome?.acceptedAt, rejected = outcome?.rejectedAt
+        let state = switch (accepted, rejected) {
+        case (nil, nil): "unused"
+        case let (a?, r?): a > r ? "accepted" : "rejected"
+        case (_?, nil): "accepted"
+        case (nil, _?): "rejected"
+        }
+        o["state"] = .string(state)
+        o["lastAcceptedAt"] = ISO8601.json(accepted)
+        o["lastRejectedAt"] = ISO8601.json(rejected)
+        o["lastRejectionReason"] = .optional(outcome?.rejectedReason)
+        return .object(o)
     }
 
     func deleteCredential(_ ctx: RequestContext) async throws -> HTTPResponse {

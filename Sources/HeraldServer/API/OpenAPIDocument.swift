@@ -137,7 +137,8 @@ enum OpenAPIDocument {
         "CredentialInput": object(["type": ["enum": ["token", "certificate"]], "keyId": string, "teamId": string, "key": string,
                                    "p12": string, "certificate": string, "privateKey": string, "passphrase": string, "topic": string], required: ["type"]),
         "Credential": object(["environment": string, "type": string, "keyId": nullableString, "teamId": nullableString, "topic": nullableString,
-                              "createdAt": time, "updatedAt": time]),
+                              "createdAt": time, "updatedAt": time, "state": ["enum": ["accepted", "rejected", "unused"]],
+                              "lastAcceptedAt": time, "lastRejectedAt": time, "lastRejectionReason": nullableString]),
         "CredentialList": object(["credentials": ["type": "array", "items": ref("Credential")]]),
         "InstallationInput": object(installationFields),
         "Installation": object(installationFields.merging(["id": string, "active": ["type": "boolean"], "inactiveReason": nullableString,
@@ -190,9 +191,9 @@ enum OpenAPIDocument {
         "openapi": "3.1.0",
         "info": ["title": "Herald provider API", "version": "1",
                  "description": "Self-hosted APNs provider: apps, installations, pushes. Errors are {\"error\":{\"code\",\"message\",\"field\"}}."],
-        "paths": withStorageFull(adding(consolePaths, to: adding(leanCloudPaths, to: adding(webhookPaths, to: adding(jpushPaths, to: paths))))),
+        "paths": withStorageFull(adding(installationHistoryPaths, to: adding(consolePaths, to: adding(leanCloudPaths, to: adding(webhookPaths, to: adding(jpushPaths, to: paths)))))),
         "components": [
-            "schemas": adding(consoleSchemas, to: adding(leanCloudSchemas, to: adding(webhookSchemas, to: adding(jpushSchemas, to: schemas)))),
+            "schemas": adding(installationHistorySchemas, to: adding(consoleSchemas, to: adding(leanCloudSchemas, to: adding(webhookSchemas, to: adding(jpushSchemas, to: schemas))))),
             "securitySchemes": adding(leanCloudSecuritySchemes, to: adding(jpushSecuritySchemes, to: [
                 "adminKey": ["type": "http", "scheme": "bearer", "description": "Admin key: manages apps."],
                 "appAdminKey": ["type": "http", "scheme": "bearer", "description": "Admin key, or the master key of the app in the path."],

@@ -127,6 +127,7 @@ extension DeliveryEngine {
                 outcomes.append(outcome(d, n, r, deadline: deadline, now: answeredAt, pauseReason: &pauseReason, tally: &tally))
             }
             tally.record(in: env.metrics)
+            env.credentialOutcomes.record(appID: app.id, environment: environment, accepted: tally.sent > 0, rejectedReason: pauseReason, at: answeredAt)
         }
         if let pauseReason {
             env.log(.warning, "app \(app.id) paused: APNs answered \(pauseReason) for its credential; upload a working credential to resume")

@@ -65,7 +65,7 @@ public final class HeraldService: Sendable {
 
         let sessions = ConsoleSessions(store: store, crypto: crypto, authenticator: authenticator)
         let consoleRoutes = ConsoleAPI(sessions: sessions).routes + SimulatorAPI(simulator: simulator, apps: services.apps).routes
-            + StatisticsAPI(statistics: StatisticsService(env: env)).routes
+            + StatisticsAPI(statistics: StatisticsService(env: env)).routes + InstallationHistoryAPI(history: InstallationHistoryService(env: env)).routes
         api = APIHandler(router: Router(routes: routes + consoleRoutes), authenticator: authenticator,
                          limiter: RateLimiter(rate: configuration.apiRateLimit, burst: configuration.apiRateBurst),
                          metrics: metrics, clock: clock, maxBodyBytes: configuration.maxBodyBytes,
@@ -109,6 +109,7 @@ public final class HeraldService: Sendable {
             await engine.joinCluster()
             engine.startLoop()
             webhookWorker.startLoop()
+            env.credentialOutcomes.startFlushing(to: store, log: env.logHandler)
         }
         started.isSet = true
         return StartReport(generatedAdminKey: generated, schemaVersion: try await store.schemaVersion(), requeuedDeliveries: requeued)
@@ -119,6 +120,7 @@ public final class HeraldService: Sendable {
         started.isSet = false
         await engine.stop()
         await webhookWorker.stop()
+        await env.credentialOutcomes.stop(flushingTo: store)
     }
 
     /// The 32-byte credential-sealing key: from configuration, or a key file created on first start.

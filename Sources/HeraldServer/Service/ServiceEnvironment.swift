@@ -10,6 +10,8 @@ struct ServiceEnvironment: Sendable {
     let metrics: Metrics
     let authenticator: KeyAuthenticator
     let logHandler: LogHandler
+    /// APNs' last answers to each credential, flushed to the store every few seconds (the console's Apps screen).
+    let credentialOutcomes = CredentialOutcomeLog()
 
     func log(_ level: LogLevel, _ message: String) { logHandler(level, message) }
 

@@ -25,6 +25,20 @@ struct CredentialsService: Sendable {
         try await env.store.credentials(appID: try await AppsService(env: env).get(id: appID).id)
     }
 
+    /// The app's credentials, each with APNs' last answers to it (stored, updated with this node's not yet
+    /// flushed). Answers from before a credential was uploaded were to the one it replaced and are left out.
+    func listWithOutcomes(appID: String) async throws -> [(credential: CredentialRecord, outcome: CredentialOutcomeRecord?)] {
+        let credentials = try await list(appID: appID)
+        guard let app = credentials.first?.appID else { return [] }
+        let outcomes = env.credentialOutcomes.merged(appID: app, stored: try await env.store.credentialOutcomes(appID: app))
+        return credentials.map { c in
+            guard var o = outcomes[c.environment] else { return (c, nil) }
+            if let a = o.acceptedAt, a < c.updatedAt { o.acceptedAt = nil }
+            if let r = o.rejectedAt, r < c.updatedAt { o.rejectedAt = nil; o.rejectedReason = nil }
+            return (c, o.acceptedAt == nil && o.rejectedAt == nil ? nil : o)
+        }
+    }
+
     func delete(appID: String, environment: String) async throws {
         let app = try await AppsService(env: env).get(id: appID)
         guard try await env.store.deleteCredential(appID: app.id, environment: environment) else {
