@@ -46,7 +46,8 @@ def run():
     print(f"Large: import {N:,} installations, then a tag push to all of them (herald serve, SQLite)", flush=True)
     jsonl = import_file(N)
     data_dir = os.path.join(WORK, "serve-large")
-    serve = Serve(data_dir, accept_all)
+    # The file is over the import route's default limit (256 MiB): a user importing it raises the limit.
+    serve = Serve(data_dir, accept_all + ["--api-import-max-body-bytes", str(os.path.getsize(jsonl) + 1)])
     try:
         sampler = RSSSampler(serve.proc.pid)
         sampler.start()
