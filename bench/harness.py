@@ -270,7 +270,8 @@ def main(row_modules):
     started = time.time()
     print(f"Herald benchmarks ({'quick' if QUICK else 'full'}), {REPEATS} alternating repeats per pair; "
           f"{info['cores']} cores, load {info['load_before']}", flush=True)
-    selected = [m for m in row_modules if not ONLY or any(x in ONLY for x in m.SELECT)]
+    # A row with DEFAULT false (the large mode) runs only when BENCH_ROWS names it.
+    selected = [m for m in row_modules if (not ONLY and getattr(m, "DEFAULT", True)) or any(x in ONLY for x in m.SELECT)]
     try:
         for i, module in enumerate(selected):
             def row():

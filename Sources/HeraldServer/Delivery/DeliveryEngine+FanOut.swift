@@ -33,9 +33,10 @@ extension DeliveryEngine {
     /// store reads the cursor in the same transaction).
     ///
     /// `pageLimit` caps the page below `delivery.fanOutBatchSize`; `fresh` says the push has never been
-    /// fanned out, so no row of it can wait in the queue and the store is not asked.
+    /// fanned out, so no row of it can wait in the queue and the store is not asked. `members`: the page,
+    /// already read by the caller with this page's limit (the express lane reads it ahead).
     func fanOut(_ plan: PushPlan, app: AppRecord, after: Int64, slots: Int, now: Date,
-                pageLimit: Int? = nil, fresh: Bool = false) async throws -> FanOutPage {
+                pageLimit: Int? = nil, fresh: Bool = false, members known: [AudienceMember]? = nil) async throws -> FanOutPage {
         let batchSize = max(1, env.configuration.dispatchBatchSize)
         let pageSize = min(env.configuration.fanOutBatchSize, pageLimit ?? .max)
         var freshSlots = slots
@@ -59,7 +60,9 @@ extension DeliveryEngine {
                 env.metrics.increment("herald_fanout_deliveries_total", by: Double(progress.planned))
                 page = FanOutPage(plan: plan, app: app, batches: progress.claimed.batches(of: batchSize), done: progress.done)
             } else {
-                let members = try await env.store.audience(appID: plan.push.appID, selector: plan.spec.selector, after: after, limit: limit)
+                let members = if let known { known } else {
+                    try await env.store.audience(appID: plan.push.appID, selector: plan.spec.selector, after: after, limit: limit)
+                }
                 let rows = plan.plan(members, now: now)
                 var due: [ClaimedDelivery] = []
                 due.reserveCapacity(min(allowed, rows.count))

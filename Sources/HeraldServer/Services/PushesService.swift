@@ -66,22 +66,31 @@ struct PushesService: Sendable {
     /// Stores the push (before returning, so it survives a crash) and wakes the engine. `id` names the push
     /// when a dialect needs its own id form (JPush's numeric msg_id); by default the service makes one.
     func create(appID: String, _ input: PushInput, id: String? = nil) async throws -> Accepted {
-        let (app, id, _) = try await admit(input.spec, appID: appID, id: id)
         let spec = input.spec
+        // Read beside the app and the insert, not after them: the answer then waits for no read of its own,
+        // and the reader is free for the express lane's reads while the push is stored.
+        async let unresolvedTargets = unresolved(spec, appID: appID)
+        let (app, id, _) = try await admit(spec, appID: appID, id: id)
         let now = env.clock.now()
         let status: PushStatus = (spec.sendAt.map { $0 > now } ?? false) ? .scheduled : .queued
         let record = PushRecord(id: id, appID: appID, idempotencyKey: spec.idempotencyKey, request: JSON.object(input.document).encoded,
                                 status: status, createdAt: now, sendAt: spec.sendAt, expiresAt: spec.expiration)
+        var incrementsBadge = false
+        if case .add = spec.content.badge?.change { incrementsBadge = true }
+        // The express lane reads the audience while the push is stored; it sends only once it is.
+        let reads = status == .queued ? engine.readAhead(appID: appID, selector: spec.selector, incrementsBadge: incrementsBadge) : nil
         let (stored, created) = try await env.store.insertPush(record, idempotentSince: now.addingTimeInterval(-env.configuration.idempotencyWindow))
         if created {
             env.metrics.increment("herald_pushes_accepted_total")
             // A small push goes out from here at once (the engine's express lane), not at its next round.
-            engine.submitted(stored, app: app)
+            engine.submitted(stored, app: app, reads: reads)
         } else if stored.request != record.request {
             throw ServiceError.conflict("Idempotency key \(spec.idempotencyKey ?? "") was used for a different push (\(stored.id)) in the last 24 hours; use a new key for a new push.",
                                         code: "idempotency_conflict", field: "idempotencyKey")
         }
-        return Accepted(push: try await report(stored, app: app), created: created, unresolved: try await unresolved(spec, appID: appID))
+        // A push stored just now has no deliveries yet, so no failures to read (its counts are the stored zeros).
+        return Accepted(push: try await report(stored, app: app, failures: created ? [:] : nil), created: created,
+                        unresolved: try await unresolvedTargets)
     }
 
     /// Validates and sizes the audience as `create` would, without storing anything.
@@ -168,8 +177,10 @@ struct PushesService: Sendable {
         }
     }
 
-    private func report(_ p: PushRecord, app: AppRecord?, deliveries page: DeliveryPage? = nil) async throws -> Report {
-        var report = Report(push: p, failures: try await env.store.failureReasons(pushID: p.id),
+    /// `failures` when the caller knows them (none, for a push just stored); else they are read.
+    private func report(_ p: PushRecord, app: AppRecord?, deliveries page: DeliveryPage? = nil, failures known: [String: Int]? = nil) async throws -> Report {
+        let failures = if let known { known } else { try await env.store.failureReasons(pushID: p.id) }
+        var report = Report(push: p, failures: failures,
                             paused: (!p.status.isFinal ? app?.pausedReason : nil).map { ($0, app?.pausedAt) })
         if let page {
             let rows = try await env.store.deliveries(pushID: p.id, state: page.state, afterID: page.after, limit: page.limit)
