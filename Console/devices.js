@@ -69,7 +69,7 @@ async function devicePage(main, id) {
   const history = h('tbody', { id: 'device-history' });
   const historyPager = h('div', { class: 'pager' });
   main.insertBefore(h('section', { 'aria-labelledby': 'device-history-title' }, h('h2', { id: 'device-history-title' }, t('devices.history')),
-    table([t('devices.history.push'), t('push.created'), t('push.state'), t('push.outcome'), t('push.updated')], history), historyPager), facts.nextSibling);
+    table([t('devices.history.push'), t('devices.history.created'), t('push.state'), t('push.outcome'), t('push.updated')], history), historyPager), facts.nextSibling);
 
   function show(rec) {
     d = rec;

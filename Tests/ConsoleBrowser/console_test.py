@@ -188,6 +188,12 @@ def run(driver):
     wait(driver, lambda d: fixtures["token"] in visible_text(d, "dl.facts"), "the device page found by token")
     assert fixtures["tag"] in visible_text(driver, "ul.tags")
     step("device found by token, with its tags")
+    # Its history: the push just sent, with its outcome, linking to the push's page.
+    row = wait(driver, lambda d: visible_text(d, f'#device-history tr[data-push="{push_id}"]'), "the push in the device's history")
+    assert "Hello" in row and "sent" in row, row
+    assert attribute(driver, f'#device-history tr[data-push="{push_id}"] a', "href").endswith(f"#/pushes/{push_id}")
+    step(f"the device's history lists the push with its outcome: {row!r}")
+    driver.execute_script("document.getElementById('device-history-title').scrollIntoView({ block: 'center' })")
     save(driver, shots, "device")
 
     go(driver, "#/overview")
@@ -200,6 +206,10 @@ def run(driver):
     text = wait(driver, lambda d: visible_text(d, 'tr[data-compat="jpush"]'), "the JPush identity row")
     assert "4f1c2b3a5d6e7f8091a2b3c4" in text and "Not set" not in text and "jpush-master-secret-for-the-console" not in text, text
     step(f"LeanCloud identity not set, with the command to set it; JPush shown with a hint only: {text!r}")
+    # The simulator's credential took the push: APNs' last acceptance is shown.
+    text = wait(driver, lambda d: visible_text(d, 'td.credential-state[data-state="accepted"]'), "the credential accepted by APNs")
+    assert "Working" in text and "Last accepted by APNs" in text, text
+    step(f"the credential's state: {text!r}")
     save(driver, shots, "apps")
 
     # Webhooks: one to a port nothing listens on; its secret is shown once; a ping's failed attempt shows its error.

@@ -49,6 +49,11 @@ def run(serve):
     value_row(f"3 import {FANOUT_N:,} installations (JSON lines)", round(import_s, 1), "s",
               f"{FANOUT_N / import_s:,.0f}/s")
 
+    # BENCH_FANOUT_DROP_INDEX=name: the same fan-out without one index, to measure what it costs (an A/B on one build).
+    if os.environ.get("BENCH_FANOUT_DROP_INDEX"):
+        import sqlite3
+        with sqlite3.connect(os.path.join(serve.dir, "herald.sqlite"), timeout=60) as db:
+            db.execute("DROP INDEX " + os.environ["BENCH_FANOUT_DROP_INDEX"])
     # At rest: a fresh process over the same store, after start-up settles.
     serve.restart()
     time.sleep(3)
