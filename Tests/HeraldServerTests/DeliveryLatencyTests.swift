@@ -58,6 +58,30 @@ import Testing
         #expect(t.transport.notifications.map(\.deviceToken).sorted() == (1...7).map(token).sorted())
     }
 
+    /// The express lane reads a push's audience while the push is being stored (and sends once it is): a
+    /// replay of the same idempotency key is stored once and sent once, its early reads dropped; a push to
+    /// a token nobody has goes out to nobody.
+    @Test func readsAheadSendOnlyWhatWasStoredEachDeviceOnce() async throws {
+        let t = try await TestService { $0.runWorkers = true; $0.pollInterval = 3600 }
+        let app = try await t.createApp()
+        try await t.register(app, "one", token: token(1))
+        let body: JSON = ["target": ["tokens": [.string(token(1))]], "content": ["alert": "once"], "idempotencyKey": "k1"]
+        let first = try await t.push(app, body)
+        let replay = try await t.push(app, body)
+        let nobody = try await t.push(app, ["target": ["tokens": [.string(token(9))]], "content": ["alert": "none"]])
+        var status = JSON.null
+        for _ in 0..<600 {
+            status = await t.status(app, first)
+            if status["status"] == "done" { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        await t.service.shutdown()
+        #expect(replay == first)
+        #expect(status["status"] == "done" && status["counts"]?["sent"] == 1, "\(status)")
+        #expect(await t.status(app, nobody)["counts"]?["sent"] == 0)
+        #expect(t.transport.notifications.map(\.deviceToken) == [token(1)], "sent once, to the one device")
+    }
+
     /// Whether `condition` holds within a minute (checked every 10 ms). Only a fallback: the assertions are
     /// about order and counts, never about how long something took.
     private func eventually(_ condition: () -> Bool) async throws -> Bool {
