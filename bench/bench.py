@@ -15,6 +15,7 @@ Rows (see BENCHMARKS.md), one file each in bench/rows/, run in file-name order:
   10. JPush push accept: wrk on POST /v3/push vs POST /v1/pushes with the same push.
   11. Web console: first-load bytes and compose time to interactive in headless Chromium, large store.
   12. PostgreSQL: import rate (vs 50,000/s), a tag push on PostgreSQL vs SQLite, two nodes vs one (BENCH_PG_N).
+  L. Large mode (BENCH_LARGE=1 only): 10,000,000 installations imported and pushed to; rates, memory, disk.
 
 BENCH_QUICK=1 runs a short version (about 2 minutes); BENCH_ROWS=1,6 only some rows.
 """
