@@ -48,15 +48,10 @@ extension SQLiteStore {
         }
     }
 
-    /// Imports many installations, `batchSize` per transaction; returns (created, updated).
+    /// Imports many installations in one transaction (`importBatch`); returns (created, updated).
     public func importInstallations(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) async throws -> (created: Int, updated: Int) {
         try await database.write { db in
-            var created = 0, updated = 0
-            for (draft, newID) in zip(drafts, newIDs) {
-                let (_, isNew) = try Self.upsert(appID: appID, draft: draft, match: .installationIDOrToken, newID: newID, now: now, db, loadTags: false)
-                if isNew { created += 1 } else { updated += 1 }
-            }
-            return (created, updated)
+            try Self.importBatch(appID: appID, drafts: drafts, newIDs: newIDs, now: now, db)
         }
     }
 
@@ -81,58 +76,17 @@ extension SQLiteStore {
                 if existing == nil { tokenMayBeElsewhere = false }
             }
         }
-        let now = now
-        var r = existing ?? InstallationRecord(
-            seq: 0, id: newID, appID: appID, installationID: draft.installationID ?? newID, deviceToken: nil,
-            environment: "production", topic: nil, tags: [], alias: nil, userID: nil, locale: nil, timeZone: nil, badge: 0,
-            appVersion: nil, osVersion: nil, deviceModel: nil, properties: "{}", active: true, inactiveReason: nil,
-            inactiveAt: nil, createdAt: draft.createdAt ?? now, updatedAt: now, lastSeenAt: now, tokenUpdatedAt: now)
+        var r = existing ?? .new(appID: appID, installationID: draft.installationID ?? newID, id: newID, createdAt: draft.createdAt, now: now)
         if let iid = draft.installationID, iid != r.installationID {
             if try db.first("SELECT 1 FROM installations WHERE app_id = ? AND installation_id = ?", [.text(appID), .text(iid)], { $0.int(0) }) != nil {
                 throw StoreError.conflict("installationId \(iid) already belongs to another installation")
             }
             r.installationID = iid
         }
-        if let token = draft.deviceToken {
-            // Registering a token (again) is proof the device is alive: reactivate and restart the 410 clock.
-            r.deviceToken = token
-            r.tokenUpdatedAt = now
-            r.active = true
-            r.inactiveReason = nil
-            r.inactiveAt = nil
-        }
-        if let inactive = draft.inactive {
-            r.active = false
-            r.inactiveReason = inactive.reason
-            r.inactiveAt = inactive.at ?? now
-        }
-        if let v = draft.environment { r.environment = v }
-        if let v = draft.topic { r.topic = v }
-        if let v = draft.alias { r.alias = v }
-        if let v = draft.userID { r.userID = v }
-        if let v = draft.locale { r.locale = v }
-        if let v = draft.timeZone { r.timeZone = v }
-        if let v = draft.badge { r.badge = v }
-        if let v = draft.appVersion { r.appVersion = v }
-        if let v = draft.osVersion { r.osVersion = v }
-        if let v = draft.deviceModel { r.deviceModel = v }
-        if let v = draft.properties { r.properties = v }
-        r.updatedAt = now
-        r.lastSeenAt = now
-        let values: [SQLValue] = [
-            .text(r.installationID), .optionalText(r.deviceToken), .text(r.environment), .optionalText(r.topic),
-            .optionalText(r.alias), .optionalText(r.userID), .optionalText(r.locale), .optionalText(r.timeZone), .int(r.badge),
-            .optionalText(r.appVersion), .optionalText(r.osVersion), .optionalText(r.deviceModel), .text(r.properties),
-            .bool(r.active), .optionalText(r.inactiveReason), r.inactiveAt.sql, r.updatedAt.sql, r.lastSeenAt.sql,
-            r.tokenUpdatedAt.sql,
-        ]
+        r.apply(draft, now: now)
         if existing == nil {
-            try db.execute("""
-                INSERT INTO installations (installation_id, device_token, environment, topic, alias, user_id, locale, time_zone,
-                badge, app_version, os_version, device_model, properties, active, inactive_reason, inactive_at, updated_at,
-                last_seen_at, token_updated_at, id, app_id, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, values + [.text(r.id), .text(appID), r.createdAt.sql])
+            try db.execute("INSERT INTO installations (\(insertColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           insertValues(r))
             r.seq = db.lastInsertRowID
         } else {
             try db.execute("""
@@ -140,7 +94,7 @@ extension SQLiteStore {
                 user_id = ?, locale = ?, time_zone = ?, badge = ?, app_version = ?, os_version = ?, device_model = ?,
                 properties = ?, active = ?, inactive_reason = ?, inactive_at = ?, updated_at = ?, last_seen_at = ?,
                 token_updated_at = ? WHERE seq = ?
-                """, values + [.integer(r.seq)])
+                """, Array(insertValues(r).prefix(19)) + [.integer(r.seq)])
         }
         if existing?.deviceToken == draft.deviceToken { tokenMayBeElsewhere = false }   // unchanged token: invariant holds
         if let token = draft.deviceToken, tokenMayBeElsewhere {

@@ -10,7 +10,7 @@ extension SQLiteStore {
         SELECT i.seq, i.id, i.device_token, i.environment, i.locale, i.time_zone, i.app_version, i.properties
         FROM installation_tags d CROSS JOIN installations i
         WHERE d.app_id = ?1 AND d.tag = ?9 AND d.seq > ?2 AND i.seq = d.seq AND
-        """ + audienceConditions + " AND ?7 IS NULL ORDER BY d.seq LIMIT ?8"
+        """ + " " + audienceConditions + " AND ?7 IS NULL ORDER BY d.seq LIMIT ?8"
 
     /// The tag every member of the selector's audience carries, if there is one: the first of `tagsAll`, or
     /// the only one of `tagsAny`. With several `tagsAny` the app's rows are walked as before.

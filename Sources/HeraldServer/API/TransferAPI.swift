@@ -49,11 +49,21 @@ struct TransferAPI {
             if let record { error["record"] = .int(record) }
             errors.append(.object(error))
         }
-        func flush() async throws {
-            guard !batch.isEmpty else { return }
-            let result = try await installations.importBatch(appID: appID, batch, keepingIDs: keptIDs)
+        // One batch is stored while the next is parsed (the store's writer and the parser each have a core);
+        // batches still go in one after the other, in the file's order, and at most two are held.
+        var storing: Task<(created: Int, updated: Int), Error>?
+        func stored() async throws {
+            guard let task = storing else { return }
+            storing = nil
+            let result = try await task.value
             created += result.created
             updated += result.updated
+        }
+        func flush() async throws {
+            guard !batch.isEmpty else { return }
+            try await stored()
+            let (drafts, kept) = (batch, keptIDs)
+            storing = Task { [installations] in try await installations.importBatch(appID: appID, drafts, keepingIDs: kept) }
             batch.removeAll(keepingCapacity: true)
             keptIDs.removeAll(keepingCapacity: true)
         }
@@ -132,7 +142,9 @@ struct TransferAPI {
                     if batch.count >= Self.batchSize { try await flush() }
                 }
             }
-        } catch let error as HTTPBodyError where created + updated > 0 {
+        } catch let error as HTTPBodyError {
+            try? await stored()
+            guard created + updated > 0 else { throw error }
             // Batches before the break are committed: say so, so the caller resumes rather than guesses.
             let status = switch error {
             case .timedOut: 408
@@ -151,6 +163,7 @@ struct TransferAPI {
             throw APIError(status: 422, code: "invalid_csv", message: "The CSV is empty; its first line must be a header naming installationId and/or deviceToken.")
         }
         try await flush()
+        try await stored()
         var summary: [String: JSON] = ["created": .int(created), "updated": .int(updated), "failed": .int(failed), "errors": .array(errors)]
         if format == .leancloud { summary["skipped"] = .int(skipped) }
         return .json(200, .object(summary))
