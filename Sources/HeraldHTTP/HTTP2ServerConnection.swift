@@ -89,7 +89,10 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
         for id in streams.keys where id > last { refuse(streamID: id) }
         // Not `flush()`: this usually runs inside nghttp2's receive callbacks, which must not send.
         scheduleFlush()
-        loop.schedule(after: Self.goAwayGrace) { [self] in stream?.close() }
+        // Then a lingering close, not a plain one: a client slow to read (a loaded machine) may still be
+        // sending requests it began before our GOAWAY, and closing with them unread resets the connection,
+        // which can destroy the GOAWAY and the answers the client has not read yet.
+        loop.schedule(after: Self.goAwayGrace) { [self] in stream?.finishOutputAndClose() }
     }
 
     /// How long a connection that sent GOAWAY waits for answers still owed, and then for the client to
