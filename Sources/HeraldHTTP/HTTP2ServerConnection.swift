@@ -92,12 +92,16 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
         // Then a lingering close, not a plain one: a client slow to read (a loaded machine) may still be
         // sending requests it began before our GOAWAY, and closing with them unread resets the connection,
         // which can destroy the GOAWAY and the answers the client has not read yet.
-        loop.schedule(after: Self.goAwayGrace) { [self] in stream?.finishOutputAndClose() }
+        loop.schedule(after: Self.goAwayGrace) { [self] in stream?.finishOutputAndClose(linger: Self.goAwayLinger) }
     }
 
     /// How long a connection that sent GOAWAY waits for answers still owed, and then for the client to
     /// close, before it closes anyway.
     static let goAwayGrace: Duration = .seconds(2)
+
+    /// How long the lingering close then keeps reading (and dropping) what the client still sends, waiting for
+    /// it to close: it closes as soon as it has read every answer, so this only bounds a client that never does.
+    static let goAwayLinger: Duration = .seconds(10)
 
     /// After our GOAWAY the client closes once it has every answer. Closing first, while requests it sent
     /// before reading the GOAWAY are still unread here, would make the kernel reset the connection, and

@@ -32,9 +32,10 @@ import HeraldHTTP
         let clientKey = try #require(keys["client"] as? String)
         let masterKey = try #require(keys["master"] as? String)
 
-        // 16 connections register new installations as fast as the server answers, until it dies.
+        // 8 connections register new installations as fast as the server answers, until it dies (enough for
+        // writes to meet in one group; more only loads the rest of a parallel suite run).
         let acknowledged = Acknowledged()
-        let writers = (0..<16).map { writer in
+        let writers = (0..<8).map { writer in
             Task {
                 let api = Crash.API(client: HTTP1Client(host: "127.0.0.1", port: httpPort), key: clientKey)
                 for i in 0..<100_000 {
@@ -49,7 +50,7 @@ import HeraldHTTP
                 }
             }
         }
-        #expect(try await Crash.waitUntil(seconds: 120) { acknowledged.count >= 1_500 })
+        #expect(try await Crash.waitUntil(seconds: 120) { acknowledged.count >= 600 })
         await serve.kill9()
         for writer in writers { await writer.value }
         let answered = acknowledged.badges.withLock { $0 }
