@@ -16,7 +16,7 @@ struct RawHTTPClient {
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         guard rc == 0 else { throw IOError.system("connect", errno) }
-        var tv = timeval(tv_sec: 30, tv_usec: 0)
+        var tv = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 
@@ -57,7 +57,8 @@ struct RawHTTPClient {
     func shutdownWrite() { _ = shutdown(fd, Int32(SHUT_WR)) }
 
     /// Everything until the server closes (or `timeout` passes), and whether it closed.
-    func receiveUntilClosed(timeout seconds: Int = 10) async -> (text: String, closed: Bool) {
+    /// The default is long: a full suite run on 2 loaded cores has kept a test server from answering for over 10 s.
+    func receiveUntilClosed(timeout seconds: Int = 60) async -> (text: String, closed: Bool) {
         var tv = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         let fd = self.fd
