@@ -105,29 +105,33 @@ public final class APNSClient: Sendable {
     /// (from I/O threads, in completion order). Returns when every notification has its result.
     public func send<S: Sequence>(batch notifications: S, onResult: @escaping @Sendable (APNSDeliveryResult) -> Void) async
     where S.Element == APNSNotification {
-        let items = notifications.map { n -> Item in
-            do throws(APNSValidationError) { return .ready(try n.prepare()) } catch { return .invalid(n.deviceToken, error) }
+        var requests: [APNSPreparedRequest] = []
+        var indices: [Int] = []
+        var allValid = true
+        for (index, n) in notifications.enumerated() {
+            do throws(APNSValidationError) {
+                requests.append(try n.prepare())
+                indices.append(index)
+            } catch {
+                allValid = false
+                onResult(APNSDeliveryResult(index: index, deviceToken: n.deviceToken, result: .failure(.invalid(error)), attempts: 0))
+            }
         }
-        await deliver(count: items.count, { items[$0] }, onResult)
+        await deliver(requests, indices: allValid ? nil : indices, onResult)
     }
 
     /// Like `send(batch:)` for requests already validated and encoded (`APNSNotification.prepare()`),
     /// so a caller that validated up front does not pay for it twice.
     public func send<S: Sequence>(prepared requests: S, onResult: @escaping @Sendable (APNSDeliveryResult) -> Void) async
     where S.Element == APNSPreparedRequest {
-        let requests = Array(requests)   // no copy when it already is an array
-        await deliver(count: requests.count, { .ready(requests[$0]) }, onResult)
-    }
-
-    /// A notification to send, or the reason it cannot be.
-    private enum Item {
-        case ready(APNSPreparedRequest)
-        case invalid(DeviceToken, APNSValidationError)
+        await deliver(Array(requests), indices: nil, onResult)   // no copy when it already is an array
     }
 
     // Concrete types on purpose: a generic sequence here was iterated through witness tables, with a tuple
-    // type looked up per element (~6k instructions per notification on the sending thread).
-    private func deliver(count: Int, _ item: (Int) -> Item, _ onResult: @escaping @Sendable (APNSDeliveryResult) -> Void) async {
+    // type looked up per element (~6k instructions per notification on the sending thread). Each request is
+    // copied once, into its `Delivery`, straight from the array (an enum per element around it cost more
+    // copies, each retaining every field). `indices` maps positions to the caller's, when they differ.
+    private func deliver(_ requests: [APNSPreparedRequest], indices: [Int]?, _ onResult: @escaping @Sendable (APNSDeliveryResult) -> Void) async {
         let chunkSize = 64
         var chunk: [Delivery] = []
         chunk.reserveCapacity(chunkSize)
@@ -138,15 +142,9 @@ public final class APNSClient: Sendable {
             onResult(result)
             outstanding.finishOne()
         }
-        for index in 0..<count {
-            switch item(index) {
-            case let .invalid(token, error):
-                onResult(APNSDeliveryResult(index: index, deviceToken: token, result: .failure(.invalid(error)), attempts: 0))
-                continue
-            case let .ready(request):
-                outstanding.add()
-                chunk.append(Delivery(client: self, index: index, prepared: request, onResult: counted))
-            }
+        for i in requests.indices {
+            outstanding.add()
+            chunk.append(Delivery(client: self, index: indices?[i] ?? i, prepared: requests[i], onResult: counted))
             if chunk.count == chunkSize {
                 await dispatch(chunk)
                 chunk.removeAll(keepingCapacity: true)

@@ -11,6 +11,7 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
     var session: OpaquePointer?
     var streams: [Int32: HTTP2Stream] = [:]
     private var flushScheduled = false
+    private var flushing = false
     private var sendBuffer: [UInt8] = []
     private var receivedHeaders = HeaderInterner()
 
@@ -128,7 +129,7 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
     }
 
     /// The stream's object through nghttp2's stream user data (set when the stream starts), which saves
-    /// a dictionary lookup per header and per DATA chunk. `streams` keeps the object alive.
+    /// a dictionary lookup per header and per DATA chunk. `streams` (a client: its open list) keeps the object alive.
     func streamObject(_ session: OpaquePointer?, _ id: Int32) -> HTTP2Stream? {
         guard let raw = nghttp2_session_get_stream_user_data(session, id) else { return nil }
         return Unmanaged<HTTP2Stream>.fromOpaque(raw).takeUnretainedValue()
@@ -154,7 +155,7 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
         Unmanaged<HTTP2Endpoint>.fromOpaque(user!)._withUnsafeGuaranteedRef(body)
     }
 
-    /// Runs `body` with the stream object behind nghttp2's stream user data, unretained: `streams` keeps it
+    /// Runs `body` with the stream object behind nghttp2's stream user data, unretained: `streams` (a client: its open list) keeps it
     /// alive while nghttp2 knows the stream. Nil when the stream has no object.
     @inline(__always)
     static func withStream<T>(_ session: OpaquePointer?, _ id: Int32, _ body: (HTTP2Stream) -> T) -> T? {
@@ -211,18 +212,26 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
     }
 
     func flush() {
-        guard let session, let stream else { return }
+        guard let session, let stream, !flushing else { return }
+        // The buffer is gathered in a local: appending to the stored array paid a dynamic exclusivity check
+        // per frame (two frames per request). A flush reached from a callback inside `mem_send` (a stream
+        // closed while sending) returns at once; this loop collects whatever it queued.
+        flushing = true
+        var buffer: [UInt8] = []
+        swap(&buffer, &sendBuffer)
+        var failed = false
         while true {
             var data: UnsafePointer<UInt8>?
             let n = nghttp2_session_mem_send(session, &data)
-            if n < 0 { return stream.closeAbruptly() }
+            if n < 0 { failed = true; break }
             if n == 0 { break }
-            sendBuffer.append(contentsOf: UnsafeBufferPointer(start: data, count: n))
+            buffer.append(contentsOf: UnsafeBufferPointer(start: data, count: n))
         }
-        if !sendBuffer.isEmpty {
-            sendBuffer.withUnsafeBytes { stream.write($0) }
-            sendBuffer.removeAll(keepingCapacity: true)
-        }
+        if !failed && !buffer.isEmpty { buffer.withUnsafeBytes { stream.write($0) } }
+        buffer.removeAll(keepingCapacity: true)
+        swap(&buffer, &sendBuffer)
+        flushing = false
+        if failed { return stream.closeAbruptly() }
         if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
             sessionFinished()
         }

@@ -13,7 +13,8 @@ public final class HTTP2HeaderFields: @unchecked Sendable {
 
     public static let empty = HTTP2HeaderFields([])
 
-    /// Names as given: HTTP/2 wants them lowercase.
+    /// Names are lowercased (ASCII): HTTP/2 wants them so, and the client hands them to nghttp2 without a copy,
+    /// which skips nghttp2's own lowercasing.
     public init(_ fields: [(name: String, value: String)]) {
         let size = fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
         bytes = .allocate(capacity: max(1, size))
@@ -23,7 +24,7 @@ public final class HTTP2HeaderFields: @unchecked Sendable {
         let flags = UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
         for field in fields {
             let name = bytes.baseAddress! + at
-            at = Self.copy(field.name, into: bytes, at: at)
+            at = Self.copy(field.name, into: bytes, at: at, lowercasing: true)
             let value = bytes.baseAddress! + at
             at = Self.copy(field.value, into: bytes, at: at)
             nv.append(nghttp2_nv(name: name, value: value, namelen: field.name.utf8.count, valuelen: field.value.utf8.count, flags: flags))
@@ -35,10 +36,10 @@ public final class HTTP2HeaderFields: @unchecked Sendable {
 
     public var isEmpty: Bool { nv.isEmpty }
 
-    private static func copy(_ text: String, into bytes: UnsafeMutableBufferPointer<UInt8>, at: Int) -> Int {
+    private static func copy(_ text: String, into bytes: UnsafeMutableBufferPointer<UInt8>, at: Int, lowercasing: Bool = false) -> Int {
         var at = at
         for byte in text.utf8 {
-            bytes[at] = byte
+            bytes[at] = lowercasing && byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
             at += 1
         }
         return at
