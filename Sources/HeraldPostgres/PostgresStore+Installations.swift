@@ -91,9 +91,9 @@ extension PostgresStore {
                 if let iid = draft.installationID { seenIDs.insert(iid) }
                 if let token = draft.deviceToken { seenTokens.insert(token) }
                 if iidFree && tokenFree {
-                    var r = Self.newRecord(appID: appID, installationID: draft.installationID ?? newID, newID: newID, now: now,
-                                           createdAt: draft.createdAt)
-                    Self.apply(draft, to: &r, now: now)
+                    var r = InstallationRecord.new(appID: appID, installationID: draft.installationID ?? newID, id: newID,
+                                                   createdAt: draft.createdAt, now: now)
+                    r.apply(draft, now: now)
                     fresh.append(r)
                     freshTags.append(draft.tags)
                     continue
@@ -105,44 +105,6 @@ extension PostgresStore {
             try flush()
             return (created, updated)
         }
-    }
-
-    static func newRecord(appID: String, installationID: String, newID: String, now: Date, createdAt: Date? = nil) -> InstallationRecord {
-        InstallationRecord(
-            seq: 0, id: newID, appID: appID, installationID: installationID, deviceToken: nil,
-            environment: "production", topic: nil, tags: [], alias: nil, userID: nil, locale: nil, timeZone: nil, badge: 0,
-            appVersion: nil, osVersion: nil, deviceModel: nil, properties: "{}", active: true, inactiveReason: nil,
-            inactiveAt: nil, createdAt: createdAt ?? now, updatedAt: now, lastSeenAt: now, tokenUpdatedAt: now)
-    }
-
-    /// The draft's fields over the record's (all but the installation id, which needs a conflict check).
-    static func apply(_ draft: InstallationDraft, to r: inout InstallationRecord, now: Date) {
-        if let token = draft.deviceToken {
-            // Registering a token (again) is proof the device is alive: reactivate and restart the 410 clock.
-            r.deviceToken = token
-            r.tokenUpdatedAt = now
-            r.active = true
-            r.inactiveReason = nil
-            r.inactiveAt = nil
-        }
-        if let inactive = draft.inactive {
-            r.active = false
-            r.inactiveReason = inactive.reason
-            r.inactiveAt = inactive.at ?? now
-        }
-        if let v = draft.environment { r.environment = v }
-        if let v = draft.topic { r.topic = v }
-        if let v = draft.alias { r.alias = v }
-        if let v = draft.userID { r.userID = v }
-        if let v = draft.locale { r.locale = v }
-        if let v = draft.timeZone { r.timeZone = v }
-        if let v = draft.badge { r.badge = v }
-        if let v = draft.appVersion { r.appVersion = v }
-        if let v = draft.osVersion { r.osVersion = v }
-        if let v = draft.deviceModel { r.deviceModel = v }
-        if let v = draft.properties { r.properties = v }
-        r.updatedAt = now
-        r.lastSeenAt = now
     }
 
     /// New installations (and their tags) in one COPY and one statement, whatever their number. COPY
@@ -199,15 +161,15 @@ extension PostgresStore {
                 if existing == nil { tokenMayBeElsewhere = false }
             }
         }
-        var r = existing ?? newRecord(appID: appID, installationID: draft.installationID ?? newID, newID: newID, now: now,
-                                      createdAt: draft.createdAt)
+        var r = existing ?? .new(appID: appID, installationID: draft.installationID ?? newID, id: newID,
+                                 createdAt: draft.createdAt, now: now)
         if let iid = draft.installationID, iid != r.installationID {
             if try db.first("SELECT 1 FROM installations WHERE app_id = $1 AND installation_id = $2", [.text(appID), .text(iid)], { $0.int(0) }) != nil {
                 throw StoreError.conflict("installationId \(iid) already belongs to another installation")
             }
             r.installationID = iid
         }
-        apply(draft, to: &r, now: now)
+        r.apply(draft, now: now)
         let values: [SQLValue] = [
             .text(r.installationID), .optionalText(r.deviceToken), .text(r.environment), .optionalText(r.topic),
             .optionalText(r.alias), .optionalText(r.userID), .optionalText(r.locale), .optionalText(r.timeZone), .int(r.badge),
