@@ -3,7 +3,7 @@
 reports the ratio of medians with its spread over repeats. Writes a table to stdout and JSON to
 bench-results/latest.json (and the table as Markdown to bench-results/latest.md).
 
-Rows (see BENCHMARKS.md), one file each in bench/rows/, run in file-name order:
+Rows (see BENCHMARKS.md), one file each in bench/rows/, run in row order (r9 before r10):
   1. APNs client: herald send vs h2load on nghttpd and on the simulator (counting mode); herald send vs aioapns.
   2. Simulator: h2load on the simulator (counting) vs nghttpd; validating with JWT vs counting.
   3. Fan-out: a tag push to N installations through herald serve to its simulator, vs row 1's rate; import time.

@@ -213,11 +213,18 @@ def _release(keep):
 
 # --- the run --------------------------------------------------------------------------------------
 
+def row_order(file):
+    """Numbers in a file name compare as numbers, so r9_ comes before r10_ and the table keeps the rows'
+    numbering; rL_ (no number) sorts after every numbered row."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part)
+            for part in re.split(r"(\d+)", file[1:]) if part]
+
+
 def load_rows(directory):
-    """The row modules in file-name order. Each has SELECT (the BENCH_ROWS values that run it), NEEDS (the
+    """The row modules in row order (row_order). Each has SELECT (the BENCH_ROWS values that run it), NEEDS (the
     fixtures it shares), TITLE (the name of its 'not run' line) and run()."""
     modules = []
-    for file in sorted(f for f in os.listdir(directory) if f.endswith(".py") and not f.startswith("_")):
+    for file in sorted((f for f in os.listdir(directory) if f.endswith(".py") and not f.startswith("_")), key=row_order):
         spec = importlib.util.spec_from_file_location("bench_row_" + file[:-3], os.path.join(directory, file))
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
