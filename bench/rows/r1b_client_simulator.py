@@ -14,7 +14,7 @@ def run(tls, counting):
     url = f"https://{counting.host}/3/device/{TOKEN}"
     headers = same_headers_as_herald(p8)
     for c, s in [(4, 100)]:
-        row = pair(f"1 client {c}x{s}, simulator (counting)", 0.8,
+        row = pair(f"1 client {c}x{s}, simulator (counting)", 0.85,
                    lambda: herald_send(counting.host, counting.ca, p8, SIM_CLIENT_N, c, s),
                    lambda: h2load(url, SIM_CLIENT_N, c, s, headers), "h2load")
         facts[f"send_sim_{c}x{s}"] = row["herald"]
