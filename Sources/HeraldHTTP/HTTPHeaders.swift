@@ -37,6 +37,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 extension String {
     @inlinable
     func caseInsensitiveEquals(_ other: String) -> Bool {
+        // HTTP/2 names arrive lowercase and callers ask in lowercase: plain equality (two words for a name
+        // of up to 15 bytes) settles nearly every lookup before the byte-by-byte walk.
+        if self == other { return true }
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
         return zip(a, b).allSatisfy { x, y in x == y || (x | 0x20) == (y | 0x20) && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7a }
