@@ -246,8 +246,9 @@ enum InstallationsImportCommand: Command {
     static let abstract = "Import installations from JSON lines, CSV or a LeanCloud export (moving a registry in), with progress."
     static let usage = "FILE [--format jsonl|csv|leancloud] [--chunk N]"
     static let discussion = """
-    The file goes up in chunks (10,000 lines by default), so a large registry shows its progress and a
-    failure loses nothing already imported: running the same import again updates what is there (rows
+    The file is read as it goes up, in chunks (100,000 lines by default, about 10-20 MB), so a large
+    registry shows its progress, the command's memory stays flat, and a failure loses nothing already
+    imported: running the same import again updates what is there (rows
     match by installationId, then deviceToken). Rejected lines are listed with their line numbers.
 
     --format leancloud reads LeanCloud's data export of _Installation (one JSON object per line, or
@@ -256,7 +257,7 @@ enum InstallationsImportCommand: Command {
     """
     static let options = ServerAccess.options + [
         .value("format", "jsonl|csv|leancloud", "File format (default: from the file name: .csv, else jsonl)."),
-        .value("chunk", "n", "Lines (leancloud: rows) per request (default 10000)."),
+        .value("chunk", "n", "Lines (leancloud: rows) per request (default 100000)."),
     ]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
@@ -265,24 +266,23 @@ enum InstallationsImportCommand: Command {
         }
         let format = args.value("format") ?? (path.hasSuffix(".csv") ? "csv" : "jsonl")
         guard ["csv", "jsonl", "leancloud"].contains(format) else { throw UsageError("--format must be jsonl, csv or leancloud") }
-        let chunkLines = max(1, try args.int("chunk") ?? 10_000)
-        if format == "leancloud" { return try await importLeanCloud(path: path, args, chunkRows: chunkLines) }
-        guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("give a readable file: herald installations import FILE") }
-        var lines = [UInt8](data).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        if lines.last?.isEmpty == true { lines.removeLast() }
-        // CSV: every chunk carries the header, and line numbers count it once.
-        let header: ArraySlice<UInt8>? = format == "csv" ? lines.first : nil
-        let firstDataLine = header == nil ? 0 : 1
+        let chunkSize = max(1, try args.int("chunk") ?? 100_000)
+        if format == "leancloud" { return try await importLeanCloud(path: path, args, chunkRows: chunkSize) }
+        guard let file = FileHandle(forReadingAtPath: path) else { throw UsageError("give a readable file: herald installations import FILE") }
+        defer { try? file.close() }
+        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
         let api = try ServerAccess.api(args)
+        let showProgress = Console.stderrIsTerminal && !args.has("json")
         var created = 0, updated = 0, failed = 0
         var errors: [String] = []
         let started = Date()
-        var index = firstDataLine
-        while index < lines.count {
-            let end = min(lines.count, index + chunkLines)
-            var body: [UInt8] = []
-            if let header { body += header; body.append(UInt8(ascii: "\n")) }
-            for line in lines[index..<end] { body += line; body.append(UInt8(ascii: "\n")) }
+        // The file is read a megabyte at a time and sent a chunk of lines at a time, so the command's memory
+        // stays flat however large the file. CSV: every chunk carries the header, and line numbers count it once.
+        var header: [UInt8]?
+        var body: [UInt8] = [], partial: [UInt8] = []
+        var linesRead = 0, chunkLines = 0, chunkStart = 0, bytesRead = 0
+        func send() async throws {
+            guard chunkLines > 0 else { return }
             let reply = try await api.call("POST", "/v1/installations/import?format=\(format)", body: body,
                                            contentType: format == "csv" ? "text/csv" : "application/x-ndjson") as? [String: Any]
             created += reply?["created"] as? Int ?? 0
@@ -291,16 +291,43 @@ enum InstallationsImportCommand: Command {
             for e in reply?["errors"] as? [[String: Any]] ?? [] where errors.count < 20 {
                 // The server numbers lines within the chunk (a CSV chunk's header is its line 1).
                 let local = e["line"] as? Int ?? 0
-                let fileLine = index + local - (header == nil ? 0 : 1)
+                let fileLine = chunkStart + local - (header == nil ? 0 : 1)
                 errors.append("line \(fileLine): \(e["message"] ?? "")" + ((e["field"] as? String).map { " (\($0))" } ?? ""))
             }
-            index = end
-            if Console.stderrIsTerminal && !args.has("json") {
-                let done = index - firstDataLine, total = lines.count - firstDataLine
-                let rate = Double(done) / max(0.001, Date().timeIntervalSince(started))
-                FileHandle.standardError.write(Data("\rimported \(done)/\(total) lines (\(Int(rate))/s)".utf8))
+            body.removeAll(keepingCapacity: true)
+            if let header { body += header; body.append(UInt8(ascii: "\n")) }
+            chunkStart = linesRead
+            chunkLines = 0
+        }
+        func add(_ line: ArraySlice<UInt8>) async throws {
+            linesRead += 1
+            if format == "csv" && header == nil {
+                header = Array(line)
+                body += line; body.append(UInt8(ascii: "\n"))
+                chunkStart = linesRead
+                return
+            }
+            body += line; body.append(UInt8(ascii: "\n"))
+            chunkLines += 1
+            if chunkLines >= chunkSize { try await send() }
+        }
+        while let data = try file.read(upToCount: 1 << 20), !data.isEmpty {
+            bytesRead += data.count
+            partial += data
+            var lineStart = partial.startIndex
+            while let newline = partial[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
+                try await add(partial[lineStart..<newline])
+                lineStart = newline + 1
+            }
+            partial.removeSubrange(..<lineStart)
+            if showProgress {
+                let rate = Double(linesRead) / max(0.001, Date().timeIntervalSince(started))
+                let percent = size > 0 ? bytesRead * 100 / size : 100
+                FileHandle.standardError.write(Data("\rread \(percent)% of \(path): \(linesRead) lines (\(Int(rate))/s)".utf8))
             }
         }
+        if !partial.isEmpty { try await add(partial[...]) }
+        try await send()
         if Console.stderrIsTerminal && !args.has("json") { FileHandle.standardError.write(Data("\n".utf8)) }
         let summary: [String: Any] = ["created": created, "updated": updated, "failed": failed, "errors": errors]
         ServerAccess.output(args, summary) { _ in

@@ -2,29 +2,37 @@ import Foundation
 import HeraldStore
 
 extension SQLiteStore {
-    /// The columns an installation row is inserted with, in the order of `insertValues`.
-    static let insertColumns = """
-        installation_id, device_token, environment, topic, alias, user_id, locale, time_zone, badge, app_version,
-        os_version, device_model, properties, active, inactive_reason, inactive_at, updated_at, last_seen_at,
-        token_updated_at, id, app_id, created_at
-        """
+    /// The columns a later write of an installation sets (an upsert's `UPDATE`), in the order of `mutableValues`.
+    static let mutableColumns = [
+        "installation_id", "device_token", "environment", "topic", "alias", "user_id", "locale", "time_zone", "badge",
+        "app_version", "os_version", "device_model", "properties", "active", "inactive_reason", "inactive_at", "updated_at",
+        "last_seen_at", "token_updated_at",
+    ]
 
-    static func insertValues(_ r: InstallationRecord) -> [SQLValue] {
+    static func mutableValues(_ r: InstallationRecord) -> [SQLValue] {
         [.text(r.installationID), .optionalText(r.deviceToken), .text(r.environment), .optionalText(r.topic),
          .optionalText(r.alias), .optionalText(r.userID), .optionalText(r.locale), .optionalText(r.timeZone), .int(r.badge),
          .optionalText(r.appVersion), .optionalText(r.osVersion), .optionalText(r.deviceModel), .text(r.properties),
          .bool(r.active), .optionalText(r.inactiveReason), r.inactiveAt.sql, r.updatedAt.sql, r.lastSeenAt.sql,
-         r.tokenUpdatedAt.sql, .text(r.id), .text(r.appID), r.createdAt.sql]
+         r.tokenUpdatedAt.sql]
     }
 
-    /// Rows per multi-row `INSERT`: 64 installations are 1,408 parameters, tags 3 each.
-    static let installationsPerInsert = 64
-    static let tagsPerInsert = 300
+    /// A new installation row: the mutable columns, then those set once (`id`, `app_id`, `created_at`).
+    static let insertInstallation = "INSERT INTO installations (" + (mutableColumns + ["id", "app_id", "created_at"]).joined(separator: ", ")
+        + ") VALUES (" + Array(repeating: "?", count: mutableColumns.count + 3).joined(separator: ", ") + ")"
+
+    static func insertValues(_ r: InstallationRecord) -> [SQLValue] {
+        mutableValues(r) + [.text(r.id), .text(r.appID), r.createdAt.sql]
+    }
+
+    /// Every mutable column of the row with `seq` (bound last).
+    static let updateInstallation = "UPDATE installations SET " + mutableColumns.map { "\($0) = ?" }.joined(separator: ", ")
+        + " WHERE seq = ?"
 
     /// An import batch with the outcome of upserting each draft in order, in the caller's transaction. Drafts
     /// that match no stored installation and share no installation id or token with an earlier draft of
-    /// the batch (a first import: all of them) go in by multi-row inserts, 64 rows a statement, found new by
-    /// two indexed look-ups for the whole batch; the others take the one-by-one upsert.
+    /// the batch (a first import: all of them) go in by prepared inserts (`insertNew`), found new by two
+    /// indexed look-ups for the whole batch; the others take the one-by-one upsert.
     static func importBatch(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date,
                             _ db: SQLiteConnection) throws -> (created: Int, updated: Int) {
         let takenIDs = Set(try db.all("""
@@ -63,26 +71,17 @@ extension SQLiteStore {
         return (created, updated)
     }
 
-    /// New installations and their tags, by multi-row inserts.
+    /// New installations and their tags, a prepared single-row statement each: the row's `seq` is then the
+    /// connection's last insert rowid, with no read-back (a multi-row `INSERT ... RETURNING` had to map
+    /// returned ids back to their rows), and SQLite's per-statement cost is small next to the index work.
     static func insertNew(_ records: [InstallationRecord], tags: [[String]?], _ db: SQLiteConnection) throws {
-        var tagRows: [SQLValue] = []
-        for start in stride(from: 0, to: records.count, by: installationsPerInsert) {
-            let chunk = records[start..<min(start + installationsPerInsert, records.count)]
-            let placeholders = "(" + Array(repeating: "?", count: 22).joined(separator: ",") + ")"
-            let sql = "INSERT INTO installations (\(insertColumns)) VALUES "
-                + Array(repeating: placeholders, count: chunk.count).joined(separator: ",") + " RETURNING id, seq"
-            var seqByID: [String: Int64] = [:]
-            try db.query(sql, chunk.flatMap(insertValues)) { seqByID[$0.text(0)] = $0.int64(1) }
-            for i in chunk.indices {
-                guard let list = tags[i], let seq = seqByID[records[i].id] else { continue }
-                for tag in Set(list) { tagRows += [.text(records[i].appID), .text(tag), .integer(seq)] }
+        for (r, list) in zip(records, tags) {
+            try db.execute(insertInstallation, insertValues(r))
+            guard let list, !list.isEmpty else { continue }
+            let seq = SQLValue.integer(db.lastInsertRowID)
+            for tag in list.count == 1 ? list : Array(Set(list)) {
+                try db.execute("INSERT INTO installation_tags (app_id, tag, seq) VALUES (?, ?, ?)", [.text(r.appID), .text(tag), seq])
             }
-        }
-        for start in stride(from: 0, to: tagRows.count, by: 3 * tagsPerInsert) {
-            let chunk = tagRows[start..<min(start + 3 * tagsPerInsert, tagRows.count)]
-            let sql = "INSERT INTO installation_tags (app_id, tag, seq) VALUES "
-                + Array(repeating: "(?,?,?)", count: chunk.count / 3).joined(separator: ",")
-            try db.execute(sql, Array(chunk))
         }
     }
 }

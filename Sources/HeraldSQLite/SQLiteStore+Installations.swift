@@ -85,16 +85,10 @@ extension SQLiteStore {
         }
         r.apply(draft, now: now)
         if existing == nil {
-            try db.execute("INSERT INTO installations (\(insertColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           insertValues(r))
+            try db.execute(insertInstallation, insertValues(r))
             r.seq = db.lastInsertRowID
         } else {
-            try db.execute("""
-                UPDATE installations SET installation_id = ?, device_token = ?, environment = ?, topic = ?, alias = ?,
-                user_id = ?, locale = ?, time_zone = ?, badge = ?, app_version = ?, os_version = ?, device_model = ?,
-                properties = ?, active = ?, inactive_reason = ?, inactive_at = ?, updated_at = ?, last_seen_at = ?,
-                token_updated_at = ? WHERE seq = ?
-                """, Array(insertValues(r).prefix(19)) + [.integer(r.seq)])
+            try db.execute(updateInstallation, mutableValues(r) + [.integer(r.seq)])
         }
         if existing?.deviceToken == draft.deviceToken { tokenMayBeElsewhere = false }   // unchanged token: invariant holds
         if let token = draft.deviceToken, tokenMayBeElsewhere {

@@ -46,24 +46,28 @@ extension SQLiteRow {
     func optionalDate(_ column: Int) -> Date? { optionalDouble(column).map(Date.init(sql:)) }
 }
 
-/// A JSON array of strings, as the single parameter `json_each` reads.
+/// A JSON array of strings, as the single parameter `json_each` reads. Built as UTF-8 bytes: an import
+/// sends a few thousand device tokens per batch through here, and appending `String`s scalar by scalar
+/// was a tenth of the import's CPU time.
 func jsonArray(_ values: [String]?) -> SQLValue {
     guard let values else { return .null }
-    var out = "["
+    var out: [UInt8] = [UInt8(ascii: "[")]
+    out.reserveCapacity(values.reduce(2) { $0 + $1.utf8.count + 3 })
+    let hex = Array("0123456789abcdef".utf8)
     for (i, v) in values.enumerated() {
-        if i > 0 { out += "," }
-        out += "\""
-        for scalar in v.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
+        if i > 0 { out.append(UInt8(ascii: ",")) }
+        out.append(UInt8(ascii: "\""))
+        for byte in v.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), byte]
+            case 0..<0x20: out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            default: out.append(byte)
             }
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
-    return .text(out + "]")
+    out.append(UInt8(ascii: "]"))
+    return .text(String(decoding: out, as: UTF8.self))
 }
 
 /// A JSON array of integers (row ids), as the single parameter `json_each` reads: one statement then

@@ -10,7 +10,7 @@ import HeraldStore
 struct TransferAPI {
     let env: ServiceEnvironment
     let installations: InstallationsService
-    static let batchSize = 2_000
+    static let batchSize = 5_000
     static let csvColumns = ["installationId", "deviceToken", "environment", "topic", "tags", "alias", "userId", "locale", "timeZone",
                              "badge", "appVersion", "osVersion", "deviceModel", "properties", "active", "inactiveReason", "inactiveAt"]
 

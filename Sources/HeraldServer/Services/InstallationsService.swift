@@ -12,7 +12,7 @@ struct InstallationsService: Sendable {
             throw ServiceError.missing("installationId", "Send installationId (a UUID the app keeps) and/or deviceToken.")
         }
         let (record, created) = try await env.store.upsertInstallation(appID: appID, draft: draft, match: .installationIDOrToken,
-                                                                       newID: env.newID(), now: env.clock.now())
+                                                                       newID: InstallationRecord.newID(), now: env.clock.now())
         return (record, created)
     }
 
@@ -30,7 +30,7 @@ struct InstallationsService: Sendable {
         }
         var taken = try await env.store.installationIDsInUse(keepingIDs.compactMap { $0 })
         let newIDs = drafts.indices.map { i -> String in
-            guard i < keepingIDs.count, let id = keepingIDs[i], taken.insert(id).inserted else { return env.newID() }
+            guard i < keepingIDs.count, let id = keepingIDs[i], taken.insert(id).inserted else { return InstallationRecord.newID() }
             return id
         }
         return try await env.store.importInstallations(appID: appID, drafts: drafts, newIDs: newIDs, now: env.clock.now())
@@ -65,7 +65,7 @@ struct InstallationsService: Sendable {
     /// Changes the fields the draft sets; the others keep their values.
     func update(appID: String, id: String, _ draft: InstallationDraft) async throws -> InstallationRecord {
         do {
-            return try await env.store.upsertInstallation(appID: appID, draft: draft, match: .existing(id), newID: env.newID(), now: env.clock.now()).0
+            return try await env.store.upsertInstallation(appID: appID, draft: draft, match: .existing(id), newID: InstallationRecord.newID(), now: env.clock.now()).0
         } catch StoreError.notFound {
             throw Self.notFound(id)
         }

@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+@testable import HeraldStore
+
+/// New installation ids are UUIDs version 7 (RFC 9562): valid canonical UUIDs whose order is the order
+/// they were made in, so new rows append to the stores' id indexes.
+@Suite struct InstallationIDTests {
+    @Test func idsAreCanonicalVersion7UUIDsCarryingTheirTime() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000.123)
+        let id = InstallationRecord.newID(now: now)
+        let uuid = try #require(UUID(uuidString: id))
+        #expect(uuid.uuidString.lowercased() == id, "lowercase canonical form")
+        let bytes = withUnsafeBytes(of: uuid.uuid) { Array($0) }
+        #expect(bytes[6] >> 4 == 7, "version 7")
+        #expect(bytes[8] >> 6 == 0b10, "RFC 9562 variant")
+        let milliseconds = bytes[0..<6].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        // Another test may have made ids later than `now` (the process-wide sequence never goes back).
+        #expect(milliseconds >= 1_800_000_000_123)
+    }
+
+    @Test func idsSortInTheOrderTheyWereMadeEvenWithinAMillisecondOrWhenTheClockGoesBack() {
+        let base = Date()
+        var ids: [String] = []
+        for i in 0..<10_000 {
+            // 10,000 ids in a few milliseconds (past the 4,096 a millisecond's counter holds), the clock
+            // stepping back now and then.
+            ids.append(InstallationRecord.newID(now: base.addingTimeInterval(i % 1000 == 999 ? -5 : Double(i / 5_000) / 1000)))
+        }
+        #expect(ids == ids.sorted())
+        #expect(Set(ids).count == ids.count)
+    }
+
+    @Test func idsMadeOnManyThreadsAreUniqueAndEachThreadsAscend() async {
+        let perTask = 5_000
+        let lists = await withTaskGroup(of: [String].self) { group in
+            for _ in 0..<8 { group.addTask { (0..<perTask).map { _ in InstallationRecord.newID() } } }
+            var all: [[String]] = []
+            for await list in group { all.append(list) }
+            return all
+        }
+        for list in lists { #expect(list == list.sorted()) }
+        #expect(Set(lists.joined()).count == 8 * perTask)
+    }
+}
