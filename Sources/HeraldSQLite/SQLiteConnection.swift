@@ -7,7 +7,7 @@ internal import CSQLite
 /// every query is prepared once per connection and only its parameters change.
 public final class SQLiteConnection: @unchecked Sendable {
     private let handle: OpaquePointer
-    private var statements: [String: SQLiteStatement] = [:]
+    private var statements: [StatementKey: SQLiteStatement] = [:]
     public let path: String
 
     init(path: String, busyTimeoutMilliseconds: Int32) throws {
@@ -35,12 +35,12 @@ public final class SQLiteConnection: @unchecked Sendable {
     }
 
     private func statement(_ sql: String) throws -> SQLiteStatement {
-        if let cached = statements[sql] { return cached }
+        if let cached = statements[StatementKey(sql: sql)] { return cached }
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
         guard rc == SQLITE_OK, let stmt else { throw error(rc, sql: sql) }
         let prepared = SQLiteStatement(handle: stmt, sql: sql)
-        statements[sql] = prepared
+        statements[StatementKey(sql: sql)] = prepared
         return prepared
     }
 
@@ -131,6 +131,30 @@ public final class SQLiteConnection: @unchecked Sendable {
         } catch {
             _ = try? execute("ROLLBACK")
             throw error
+        }
+    }
+}
+
+/// The statement cache's key. Swift hashes every byte of a `String`, and a statement naming all of a table's
+/// columns is half a kilobyte, looked up on every call: the key hashes the text's length and its last 64
+/// bytes (where statements on the same table differ: their conditions). Equality compares all the bytes
+/// (not `String`'s canonical equivalence, which would not agree with a hash of bytes).
+private struct StatementKey: Hashable {
+    let sql: String
+
+    static func == (a: StatementKey, b: StatementKey) -> Bool {
+        guard a.sql.utf8.count == b.sql.utf8.count else { return false }
+        let compared = a.sql.utf8.withContiguousStorageIfAvailable { x in
+            b.sql.utf8.withContiguousStorageIfAvailable { y in x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
+        }
+        return (compared ?? nil) ?? a.sql.utf8.elementsEqual(b.sql.utf8)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        let utf8 = sql.utf8
+        hasher.combine(utf8.count)
+        if utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0.suffix(64)))) }) == nil {
+            for byte in utf8.suffix(64) { hasher.combine(byte) }
         }
     }
 }

@@ -4,12 +4,13 @@ extension SQLiteDatabase {
     /// Runs a group of small writes (`GroupCommit`) in one `BEGIN IMMEDIATE ... COMMIT` on the writer, each
     /// in a savepoint of its own: a write that throws is undone alone, the others commit. Returns the error
     /// that stopped the whole transaction (its commit, or a full disk: `StoreError.storageFull`), else nil.
+    /// Runs on the writer's queue (`GroupCommit`'s serial lane, through `enqueueOnWriter`).
     ///
     /// Durability is the same as one transaction per write: callers are answered after `COMMIT` returned,
     /// when the WAL holds the group's frames, which a killed process does not lose.
-    func commitGroup(_ writes: [GroupCommit<SQLiteConnection>.Write]) async -> Error? {
+    func commitGroupOnWriter(_ writes: [GroupCommit<SQLiteConnection>.Write]) -> Error? {
         do {
-            try await withWriter { connection in
+            try trackedWrite { connection in
                 try connection.transaction {
                     for write in writes { try Self.runInSavepoint(write, connection) }
                 }

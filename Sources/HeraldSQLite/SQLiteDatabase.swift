@@ -87,6 +87,19 @@ public final class SQLiteDatabase: Sendable {
         }
     }
 
+    /// Puts `job` on the writer's queue behind the jobs already there, without waiting for it (the serial
+    /// lane of `GroupCommit`, which answers its callers itself).
+    func enqueueOnWriter(_ job: @escaping @Sendable () -> Void) {
+        writerQueue.async(execute: job)
+    }
+
+    /// Runs `body` with the writer, as `withWriter` does; only on the writer's queue (a job of `enqueueOnWriter`).
+    func trackedWrite<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        dispatchPrecondition(condition: .onQueue(writerQueue))
+        let connection = writer
+        return try tracked(connection) { try body(connection) }
+    }
+
     /// Nil while writes succeed. Once one failed for lack of space, that failure, until a probe write that
     /// needs fresh space succeeds: a small write that fits in pages already allocated proves nothing.
     /// Costs nothing while no write has failed.

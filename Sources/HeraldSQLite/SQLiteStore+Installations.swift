@@ -8,6 +8,12 @@ extension SQLiteStore {
         last_seen_at, token_updated_at
         """
 
+    // Built once: interpolated at each call, these were a fresh half-kilobyte string per registration.
+    static let selectByID = "SELECT \(installationColumns) FROM installations WHERE id = ? AND app_id = ?"
+    static let selectByInstallationID = "SELECT \(installationColumns) FROM installations WHERE app_id = ? AND installation_id = ?"
+    static let selectByToken = "SELECT \(installationColumns) FROM installations WHERE app_id = ? AND device_token = ? LIMIT 1"
+    static let insertInstallation = "INSERT INTO installations (\(insertColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
     static func installation(_ r: SQLiteRow) -> InstallationRecord {
         InstallationRecord(seq: r.int64(0), id: r.text(1), appID: r.text(2), installationID: r.text(3),
                            deviceToken: r.optionalText(4), environment: r.text(5), topic: r.optionalText(6), tags: [],
@@ -26,10 +32,10 @@ extension SQLiteStore {
     }
 
     static func findInstallation(appID: String, id: String, _ db: SQLiteConnection) throws -> InstallationRecord? {
-        let byID = try db.first("SELECT \(installationColumns) FROM installations WHERE id = ? AND app_id = ?",
+        let byID = try db.first(selectByID,
                                 [.text(id), .text(appID)], installation)
         if let byID { return byID }
-        return try db.first("SELECT \(installationColumns) FROM installations WHERE app_id = ? AND installation_id = ?",
+        return try db.first(selectByInstallationID,
                             [.text(appID), .text(id)], installation)
     }
 
@@ -66,12 +72,12 @@ extension SQLiteStore {
             existing = found
         case .installationIDOrToken:
             if let iid = draft.installationID {
-                existing = try db.first("SELECT \(installationColumns) FROM installations WHERE app_id = ? AND installation_id = ?",
+                existing = try db.first(selectByInstallationID,
                                         [.text(appID), .text(iid)], installation)
             }
             if existing == nil, let token = draft.deviceToken {
                 // A reinstall keeps the token but gets a new installation id: adopt the old row.
-                existing = try db.first("SELECT \(installationColumns) FROM installations WHERE app_id = ? AND device_token = ? LIMIT 1",
+                existing = try db.first(selectByToken,
                                         [.text(appID), .text(token)], installation)
                 if existing == nil { tokenMayBeElsewhere = false }
             }
@@ -98,15 +104,26 @@ extension SQLiteStore {
                 WHERE app_id = ? AND device_token = ? AND seq <> ?
                 """, [now.sql, now.sql, .text(appID), .text(token), .integer(r.seq)])
         }
+        var written: Set<String>?
         if let tags = draft.tags {
             if existing != nil {
                 try db.execute("DELETE FROM installation_tags WHERE app_id = ? AND seq = ?", [.text(appID), .integer(r.seq)])
             }
-            for tag in Set(tags) {
+            let unique = Set(tags)
+            for tag in unique {
                 try db.execute("INSERT INTO installation_tags (app_id, tag, seq) VALUES (?, ?, ?)", [.text(appID), .text(tag), .integer(r.seq)])
             }
+            written = unique
         }
-        return (loadTags ? try withTags(r, db) : r, existing == nil)
+        guard loadTags else { return (r, existing == nil) }
+        // The answer comes from what was written, not read back: the tags just inserted, in the order
+        // `withTags` reads them (SQLite's BINARY collation, byte order); a new row without tags has none.
+        if let written {
+            r.tags = written.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        } else if existing != nil {
+            r = try withTags(r, db)
+        }
+        return (r, existing == nil)
     }
 
     public func deleteInstallation(appID: String, id: String) async throws -> Bool {

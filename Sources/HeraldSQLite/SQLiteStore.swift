@@ -16,7 +16,8 @@ public final class SQLiteStore: HeraldStorage {
                 storageChanged: @escaping @Sendable (StoreError?) -> Void = { _ in }) async throws {
         self.node = node
         database = try SQLiteDatabase(path: path, storageChanged: storageChanged)
-        installationWrites = GroupCommit { [database] in await database.commitGroup($0) }
+        installationWrites = GroupCommit(serial: { [database] in database.enqueueOnWriter($0) },
+                                         perform: { [database] in database.commitGroupOnWriter($0) })
         let stamp = now.timeIntervalSince1970
         _ = try await database.withWriter { try Migrator.migrate($0, migrations: SQLiteSchema.migrations, now: stamp) }
     }

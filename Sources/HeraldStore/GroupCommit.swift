@@ -11,6 +11,12 @@ import Synchronization
 /// savepoint of its own and roll back only that savepoint when the write throws (the write's caller gets
 /// that error; the others are unaffected), and return the error that stopped the whole transaction (its
 /// commit failed, or the transaction could not continue), or nil once it committed.
+///
+/// Batches run on one of two lanes. `async`: a task takes a batch, awaits `perform`, answers, takes the
+/// next. `serial`: a store with a serial queue of its own (SQLite's writer) runs each batch as a job on it
+/// and queues the next batch's job itself when writes are waiting, so no batch waits for a task of the
+/// cooperative pool to be scheduled between two commits (on a busy machine that hop was most of a
+/// registration's wait), and the queue's other jobs still run between batches.
 public final class GroupCommit<Connection>: Sendable {
     /// One caller's write: its work and where its answer goes. Touched by one batch at a time.
     public final class Write: @unchecked Sendable {
@@ -31,14 +37,29 @@ public final class GroupCommit<Connection>: Sendable {
         var running = false
     }
 
+    private enum Lane {
+        case async(@Sendable ([Write]) async -> Error?)
+        case serial(enqueue: @Sendable (@escaping @Sendable () -> Void) -> Void, perform: @Sendable ([Write]) -> Error?)
+    }
+
     private let state = Mutex(State())
     private let maxBatch: Int
-    private let perform: @Sendable ([Write]) async -> Error?
+    private let lane: Lane
 
+    /// Batches run from a task: `perform` is awaited.
     public init(maxBatch: Int = 256, perform: @escaping @Sendable ([Write]) async -> Error?) {
         precondition(maxBatch > 0)
         self.maxBatch = maxBatch
-        self.perform = perform
+        lane = .async(perform)
+    }
+
+    /// Batches run as jobs on the store's serial queue: `enqueue` puts a job on it (behind the jobs already
+    /// there), and `perform` runs a batch there, synchronously.
+    public init(maxBatch: Int = 256, serial enqueue: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
+                perform: @escaping @Sendable ([Write]) -> Error?) {
+        precondition(maxBatch > 0)
+        self.maxBatch = maxBatch
+        lane = .serial(enqueue: enqueue, perform: perform)
     }
 
     /// Runs `body` in the next group transaction; returns its value once that transaction committed. Throws
@@ -61,24 +82,43 @@ public final class GroupCommit<Connection>: Sendable {
                 defer { s.running = true }
                 return !s.running
             }
-            if start { Task { await drain() } }
+            guard start else { return }
+            switch lane {
+            case .async(let perform): Task { await drain(perform) }
+            case .serial(let enqueue, let perform): enqueue { self.commitNext(perform, enqueue) }
+            }
+        }
+    }
+
+    /// The next batch (at most `maxBatch` writes); empty, and the lane free again, when nobody waits.
+    private func nextBatch() -> [Write] {
+        state.withLock { s in
+            let n = min(maxBatch, s.waiting.count)
+            let taken = Array(s.waiting.prefix(n))
+            s.waiting.removeFirst(n)
+            if taken.isEmpty { s.running = false }
+            return taken
         }
     }
 
     /// Commits batches until nobody is waiting; the lane is free again when it returns.
-    private func drain() async {
+    private func drain(_ perform: @Sendable ([Write]) async -> Error?) async {
         while true {
-            let batch: [Write] = state.withLock { s in
-                let n = min(maxBatch, s.waiting.count)
-                let taken = Array(s.waiting.prefix(n))
-                s.waiting.removeFirst(n)
-                if taken.isEmpty { s.running = false }
-                return taken
-            }
+            let batch = nextBatch()
             if batch.isEmpty { return }
             let failure = await perform(batch)
             for write in batch { write.answer(failure) }
         }
+    }
+
+    /// One batch, on the store's queue; then the next one's job goes behind whatever the queue holds.
+    private func commitNext(_ perform: @escaping @Sendable ([Write]) -> Error?,
+                            _ enqueue: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
+        let batch = nextBatch()
+        if batch.isEmpty { return }
+        let failure = perform(batch)
+        for write in batch { write.answer(failure) }
+        enqueue { self.commitNext(perform, enqueue) }
     }
 }
 

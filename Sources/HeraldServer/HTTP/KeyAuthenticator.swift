@@ -3,9 +3,13 @@ import HeraldStore
 
 /// Issues and checks API keys. Secrets are random, shown once, and stored only as SHA-256 hashes; a
 /// lookup hashes the presented key, finds the row by hash and compares the hashes in constant time.
+/// A key that passed is reused for `KeyVerdictCache.window` seconds without a store read; rotations and
+/// app deletions go through `forgetVerdicts()`, so on this node a revoked key stops at once.
 struct KeyAuthenticator: Sendable {
     let store: any HeraldStorage
     let crypto: any ServerCrypto
+    let clock: any HeraldClock
+    let verdicts = KeyVerdictCache()
 
     /// A new key: the secret to hand out once, and the record to store.
     func issue(scope: KeyScope, appID: String?, now: Date) -> (secret: String, record: APIKeyRecord) {
@@ -30,22 +34,43 @@ struct KeyAuthenticator: Sendable {
     }
 
     func authenticate(_ header: String?) async throws -> Principal {
-        guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { throw APIError.unauthorized }
-        let secret = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        guard !secret.isEmpty, secret.utf8.count <= 200 else { throw APIError.unauthorized }
-        return try await authenticate(hash: crypto.sha256(Array(secret.utf8)))
+        guard let header, let secret = Self.bearerSecret(header), !secret.isEmpty, secret.count <= 200 else { throw APIError.unauthorized }
+        return try await authenticate(hash: crypto.sha256(secret))
     }
 
     /// The caller whose key hashes to `hash` (a console session keeps the hash, never the key).
     func authenticate(hash: [UInt8]) async throws -> Principal {
+        let now = clock.now()
+        if let known = verdicts.principal(hash: hash, now: now) { return known }
+        let generation = verdicts.generation
         guard let record = try await store.key(hash: hash), constantTimeEquals(record.hash, hash), record.revokedAt == nil else {
             throw APIError.unauthorized
         }
-        switch record.scope {
-        case .admin: return Principal(keyID: record.id, role: .admin)
-        case .master: return Principal(keyID: record.id, role: .master(appID: record.appID ?? ""))
-        case .client: return Principal(keyID: record.id, role: .client(appID: record.appID ?? ""))
+        let principal = switch record.scope {
+        case .admin: Principal(keyID: record.id, role: .admin)
+        case .master: Principal(keyID: record.id, role: .master(appID: record.appID ?? ""))
+        case .client: Principal(keyID: record.id, role: .client(appID: record.appID ?? ""))
         }
+        verdicts.remember(hash: hash, principal, checkedAt: now, generation: generation)
+        return principal
+    }
+
+    /// After keys were revoked or deleted on this node: every key is read from the store again.
+    func forgetVerdicts() { verdicts.forgetAll() }
+
+    /// The key in `Bearer <key>` (the scheme in any case), without the spaces and tabs around it; nil for
+    /// another scheme. Other Unicode white space around the key is trimmed too, as it always was.
+    static func bearerSecret(_ header: String) -> [UInt8]? {
+        let bytes = Array(header.utf8)
+        let scheme = "bearer ".utf8
+        guard bytes.count > scheme.count, zip(bytes, scheme).allSatisfy({ (0x41...0x5A).contains($0) ? $0 | 0x20 == $1 : $0 == $1 }) else { return nil }
+        var key = bytes[scheme.count...]
+        guard key.allSatisfy({ $0 < 0x80 }) else {
+            return Array(String(decoding: key, as: UTF8.self).trimmingCharacters(in: .whitespaces).utf8)
+        }
+        while let first = key.first, first == 0x20 || first == 0x09 { key.removeFirst() }
+        while let last = key.last, last == 0x20 || last == 0x09 { key.removeLast() }
+        return Array(key)
     }
 
     static func base62(_ bytes: [UInt8]) -> String {

@@ -54,6 +54,13 @@ extension HTTPResponse {
         return HTTPResponse(status: status, headers: h, body: value.bytes)
     }
 
+    /// A value already in HeraldJSON's model, written as it stands (its members in their order).
+    static func json(_ status: Int, value: JSONValue, headers: HTTPHeaders = [:]) -> HTTPResponse {
+        var h = headers
+        h.set("content-type", "application/json")
+        return HTTPResponse(status: status, headers: h, body: value.jsonBytes())
+    }
+
     static func error(_ error: APIError, headers: HTTPHeaders = [:]) -> HTTPResponse {
         json(error.status, error.json, headers: headers)
     }

@@ -42,7 +42,7 @@ public final class HeraldService: Sendable {
         let store = try await Self.openStore(configuration, now: clock.now(), log: log)
         let crypto = try crypto ?? SecretBoxCrypto(secretKey: try Self.secretKey(configuration))
         let metrics = Metrics()
-        let authenticator = KeyAuthenticator(store: store, crypto: crypto)
+        let authenticator = KeyAuthenticator(store: store, crypto: crypto, clock: clock)
         let env = ServiceEnvironment(store: store, crypto: crypto, clock: clock, configuration: configuration, metrics: metrics,
                                      authenticator: authenticator, logHandler: log)
         let engine = DeliveryEngine(env: env, transport: transport)

@@ -15,7 +15,14 @@ struct ServiceEnvironment: Sendable {
 
     func log(_ level: LogLevel, _ message: String) { logHandler(level, message) }
 
+    /// A new record id: a version-4 UUID, or with a prefix 10 random bytes in base 62. The bytes are the
+    /// server's CSPRNG's (ids a client key may address must not be guessable), drawn in process: Foundation's
+    /// `UUID()` opens, reads and closes /dev/urandom for each one, three system calls per registration.
     func newID(_ prefix: String = "") -> String {
-        prefix.isEmpty ? UUID().uuidString.lowercased() : prefix + KeyAuthenticator.base62(crypto.randomBytes(10))
+        guard prefix.isEmpty else { return prefix + KeyAuthenticator.base62(crypto.randomBytes(10)) }
+        var b = crypto.randomBytes(16)
+        b[6] = (b[6] & 0x0F) | 0x40
+        b[8] = (b[8] & 0x3F) | 0x80
+        return UUID(uuid: b.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }).uuidString.lowercased()
     }
 }

@@ -45,8 +45,9 @@ struct AppsService: Sendable {
         return app
     }
 
-    /// The app and everything it owns.
+    /// The app and everything it owns; its keys stop working at once on this node.
     func delete(id: String) async throws {
+        defer { env.authenticator.forgetVerdicts() }
         guard try await env.store.deleteApp(id: id) else { throw Self.notFound(id) }
     }
 
@@ -68,6 +69,8 @@ struct AppsService: Sendable {
     private func rotate(_ scope: KeyScope, appID: String?) async throws -> IssuedKey {
         let now = env.clock.now()
         let issued = env.authenticator.issue(scope: scope, appID: appID, now: now)
+        // Also when the store failed: it may have committed before the failure reached us.
+        defer { env.authenticator.forgetVerdicts() }
         try await env.store.rotateKey(issued.record, revokingScope: scope, at: now)
         return IssuedKey(record: issued.record, secret: issued.secret)
     }
