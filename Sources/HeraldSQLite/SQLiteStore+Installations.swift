@@ -12,7 +12,6 @@ extension SQLiteStore {
     static let selectByID = "SELECT \(installationColumns) FROM installations WHERE id = ? AND app_id = ?"
     static let selectByInstallationID = "SELECT \(installationColumns) FROM installations WHERE app_id = ? AND installation_id = ?"
     static let selectByToken = "SELECT \(installationColumns) FROM installations WHERE app_id = ? AND device_token = ? LIMIT 1"
-    static let insertInstallation = "INSERT INTO installations (\(insertColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     static func installation(_ r: SQLiteRow) -> InstallationRecord {
         InstallationRecord(seq: r.int64(0), id: r.text(1), appID: r.text(2), installationID: r.text(3),
