@@ -44,15 +44,32 @@ extension PostgresStore {
 
     /// SQLite's single writer made "look up, then insert or update" atomic. Here concurrent writers of the
     /// same installation id or token serialize on transaction-scoped advisory locks (taken in one order, so
-    /// they cannot deadlock); every registration shares an app-wide lock that an import takes alone.
+    /// they cannot deadlock); every registration shares an app-wide lock that an import and `deleteApp` take
+    /// alone. Installations have no foreign key to their app (migration 9): the first statement after the
+    /// app's lock also checks that the app is still there (its snapshot is taken after the lock, so it sees
+    /// a `deleteApp` that committed meanwhile), and a write for a deleted app is `notFound`.
     static func lockForUpsert(appID: String, draft: InstallationDraft, _ db: PostgresConnection) throws {
-        try db.execute("SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))", [.text("herald.app:" + appID)])
+        try db.execute("SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))", [.text(appLockKey(appID))])
         var keys: [String] = []
         if let iid = draft.installationID { keys.append("herald.iid:\(appID):\(iid)") }
         if let token = draft.deviceToken { keys.append("herald.token:\(appID):\(token)") }
+        var appFound: Bool?
         for key in keys.sorted() {
-            try db.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text(key)])
+            guard appFound == nil else {
+                try db.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text(key)])
+                continue
+            }
+            appFound = try db.first("SELECT pg_advisory_xact_lock(hashtextextended($1, 0)), EXISTS (SELECT 1 FROM apps WHERE id = $2)",
+                                    [.text(key), .text(appID)]) { $0.bool(1) }
         }
+        guard try appFound ?? appExists(appID, db) else { throw StoreError.notFound }
+    }
+
+    /// The advisory lock of an app's registry: shared by registrations, alone for an import or a deletion.
+    static func appLockKey(_ appID: String) -> String { "herald.app:" + appID }
+
+    static func appExists(_ appID: String, _ db: PostgresConnection) throws -> Bool {
+        try db.first("SELECT EXISTS (SELECT 1 FROM apps WHERE id = $1)", [.text(appID)]) { $0.bool(0) } ?? false
     }
 
     public func upsertInstallation(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String,
@@ -65,11 +82,12 @@ extension PostgresStore {
 
     /// Imports many installations in one transaction, with the same outcome as upserting each in order.
     /// Drafts that match no stored installation and share no installation id or token with an earlier
-    /// draft go in together, by one multi-row insert (`unnest` of array parameters) and one for their tags;
-    /// the others take the one-by-one path.
+    /// draft go in together, by one COPY of installations and one of their tags (`insertNew`); the others
+    /// take the one-by-one path. Holds the app's lock alone; an app deleted meanwhile is `notFound`.
     public func importInstallations(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) async throws -> (created: Int, updated: Int) {
         try await database.write { db in
-            try db.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("herald.app:" + appID)])
+            try db.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text(Self.appLockKey(appID))])
+            guard try Self.appExists(appID, db) else { throw StoreError.notFound }
             let takenIDs = Set(try db.all("SELECT installation_id FROM installations WHERE app_id = $1 AND installation_id = ANY($2::text[])",
                                           [.text(appID), PGArray.text(drafts.compactMap(\.installationID))]) { $0.text(0) })
             let takenTokens = Set(try db.all("SELECT device_token FROM installations WHERE app_id = $1 AND device_token = ANY($2::text[])",
@@ -107,12 +125,21 @@ extension PostgresStore {
         }
     }
 
-    /// New installations (and their tags) in one COPY and one statement, whatever their number. COPY
-    /// assigns `seq` in row order (registration order, as inserting one by one would); the tags then find
-    /// their installation's `seq` by its unique id.
+    /// New installations and their tags in two COPYs, whatever their number. Their `seq`s are taken from the
+    /// column's sequence first, in row order (registration order, as inserting one by one would), so the
+    /// tags' rows carry them directly. Before migration 9 the tags were joined to their installations by id,
+    /// and each row of both tables ran a foreign-key trigger: together about half of PostgreSQL's CPU per
+    /// imported installation.
     static func insertNew(_ records: [InstallationRecord], tags: [[String]?], _ db: PostgresConnection) throws {
+        let seqs = try db.all("""
+            SELECT nextval(s.name) FROM (SELECT pg_get_serial_sequence('installations', 'seq')::regclass AS name) s,
+            generate_series(1, $1)
+            """, [.int(records.count)]) { $0.int64(0) }.sorted()
+        guard seqs.count == records.count else { throw PostgresError(message: "the installations sequence gave \(seqs.count) numbers for \(records.count) rows") }
         var rows = PGCopyRows(reservingBytes: records.count * 256)
-        for r in records {
+        var tagRows = PGCopyRows(reservingBytes: records.count * 48)
+        for (r, (seq, list)) in zip(records, zip(seqs, tags)) {
+            rows.int(seq)
             rows.text(r.installationID); rows.text(r.deviceToken); rows.text(r.environment); rows.text(r.topic)
             rows.text(r.alias); rows.text(r.userID); rows.text(r.locale); rows.text(r.timeZone); rows.int(Int64(r.badge))
             rows.text(r.appVersion); rows.text(r.osVersion); rows.text(r.deviceModel); rows.text(r.properties)
@@ -121,22 +148,18 @@ extension PostgresStore {
             rows.double(r.tokenUpdatedAt.timeIntervalSince1970); rows.text(r.id); rows.text(r.appID)
             rows.double(r.createdAt.timeIntervalSince1970)
             rows.endRow()
+            for tag in Set(list ?? []) {
+                tagRows.text(r.appID); tagRows.text(tag); tagRows.int(seq)
+                tagRows.endRow()
+            }
         }
         try db.copy("""
-            COPY installations (installation_id, device_token, environment, topic, alias, user_id, locale, time_zone,
+            COPY installations (seq, installation_id, device_token, environment, topic, alias, user_id, locale, time_zone,
             badge, app_version, os_version, device_model, properties, active, inactive_reason, inactive_at, updated_at,
             last_seen_at, token_updated_at, id, app_id, created_at) FROM STDIN
             """, rows)
-        var tagIDs: [String?] = [], tagNames: [String?] = []
-        for (record, list) in zip(records, tags) {
-            guard let list else { continue }
-            for tag in Set(list) { tagIDs.append(record.id); tagNames.append(tag) }
-        }
-        if !tagIDs.isEmpty {
-            try db.execute("""
-                INSERT INTO installation_tags (app_id, tag, seq)
-                SELECT i.app_id, t.tag, i.seq FROM unnest($1::text[], $2::text[]) AS t(id, tag) JOIN installations i ON i.id = t.id
-                """, [PGArray.text(tagIDs), PGArray.text(tagNames)])
+        if tagRows.count > 0 {
+            try db.copy("COPY installation_tags (app_id, tag, seq) FROM STDIN", tagRows)
         }
     }
 
@@ -214,11 +237,14 @@ extension PostgresStore {
         return (loadTags ? try withTags(r, db) : r, existing == nil)
     }
 
+    /// The installation first, then its tags (no foreign key cascades them since migration 9): the
+    /// installation's delete waits for a tag change holding its row, so the tags' delete, a statement
+    /// after it, sees that change's tags too.
     public func deleteInstallation(appID: String, id: String) async throws -> Bool {
         try await installationWrites.write { db in
             guard let r = try Self.findInstallation(appID: appID, id: id, db) else { return false }
+            guard try db.execute("DELETE FROM installations WHERE seq = $1", [.integer(r.seq)]) > 0 else { return false }
             try db.execute("DELETE FROM installation_tags WHERE app_id = $1 AND seq = $2", [.text(appID), .integer(r.seq)])
-            try db.execute("DELETE FROM installations WHERE seq = $1", [.integer(r.seq)])
             return true
         }
     }

@@ -146,12 +146,18 @@ extension PostgresStore {
     }
 
     /// Deletes up to `limit` finished pushes (and their deliveries, failures and opens) finished before `before`.
+    /// Deliveries have no foreign key to their push (migration 9): they go by a second statement, whose
+    /// snapshot follows the pushes' delete (and so any page write it waited for).
     public func purgeFinishedPushes(before: Date, limit: Int) async throws -> Int {
         try await database.write { db in
-            try db.execute("""
+            let ids = try db.all("""
                 DELETE FROM pushes WHERE id IN (SELECT id FROM pushes WHERE status IN ('done', 'cancelled', 'failed')
-                AND finished_at < $1 LIMIT $2)
-                """, [before.pg, .int(limit)])
+                AND finished_at < $1 LIMIT $2) RETURNING id
+                """, [before.pg, .int(limit)]) { $0.text(0) }
+            if !ids.isEmpty {
+                try db.execute("DELETE FROM deliveries WHERE push_id = ANY($1::text[])", [PGArray.text(ids)])
+            }
+            return ids.count
         }
     }
 }

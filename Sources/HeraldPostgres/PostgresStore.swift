@@ -125,8 +125,16 @@ public final class PostgresStore: HeraldStorage {
 
     public func deleteApp(id: String) async throws -> Bool {
         try await database.write { db in
-            // Tags hang off installations; delete them first so the cascade stays cheap.
+            // Installations, their tags and deliveries have no foreign key (migration 9): they go explicitly,
+            // under the app's lock taken alone, so no registration or import of the app is half done; those
+            // after it find no app. The pushes (and their failures and opens) still cascade from the app.
+            try db.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text(Self.appLockKey(id))])
             try db.execute("DELETE FROM installation_tags WHERE app_id = $1", [.text(id)])
+            try db.execute("DELETE FROM installations WHERE app_id = $1", [.text(id)])
+            // The pushes' rows first: a fan-out page being written holds its push's row, and one written after
+            // this finds its push gone, so no delivery row is added behind the delete.
+            try db.execute("SELECT 1 FROM pushes WHERE app_id = $1 FOR UPDATE", [.text(id)])
+            try db.execute("DELETE FROM deliveries WHERE push_id IN (SELECT id FROM pushes WHERE app_id = $1)", [.text(id)])
             return try db.execute("DELETE FROM apps WHERE id = $1", [.text(id)]) > 0
         }
     }

@@ -4,9 +4,13 @@ on SQLite, all delivering to the same counting simulator:
   - import of N installations into PostgreSQL (the row 3 file, one POST), as a rate against 50,000/s, with
     the CPU seconds PostgreSQL and herald spent on it (load-independent: what the store costs per row);
   - a tag push to all N on PostgreSQL vs the same push on SQLite, alternating (target >= 0.5);
-  - the same push on PostgreSQL with two nodes vs one, alternating (target >= 1.0).
-N: BENCH_PG_N, else BENCH_FANOUT_N (1,000,000; 50,000 with BENCH_QUICK)."""
-import base64, importlib.util, os, re, subprocess, time
+  - the same push on PostgreSQL with two nodes vs one, alternating (target >= 1.0), with what PostgreSQL's
+    backends were waiting on meanwhile (sampled from pg_stat_activity and pg_locks) and the CPU each node spent:
+    direct evidence of lock contention between nodes, or of its absence, beside the noisy ratio.
+N: BENCH_PG_N, else BENCH_FANOUT_N (1,000,000; 50,000 with BENCH_QUICK). Pairs: BENCH_PG_FANOUT_PAIRS (3) for
+PostgreSQL vs SQLite, BENCH_PG_PAIRS (5; 0 skips them) for two nodes vs one: at 1,000,000 each push takes
+minutes on 2 shared cores."""
+import base64, collections, importlib.util, os, re, statistics, subprocess, threading, time
 
 from harness import FANOUT_N, HERALD, ROOT, WORK, http_json, pair, ratio_row, value_row
 
@@ -32,6 +36,46 @@ def cpu_seconds(pids):
         except OSError:
             pass
     return total / os.sysconf("SC_CLK_TCK")
+
+
+class WaitSampler:
+    """Samples, every `interval` s while running, what PostgreSQL's active client backends wait on
+    (pg_stat_activity's wait event; "CPU" when none) and how many lock requests are not granted (pg_locks)."""
+    QUERY = ("SELECT coalesce(wait_event_type, 'CPU') || ':' || coalesce(wait_event, '-'), count(*) FROM pg_stat_activity "
+             "WHERE backend_type = 'client backend' AND state = 'active' AND pid <> pg_backend_pid() GROUP BY 1 "
+             "UNION ALL SELECT 'ungranted locks', count(*) FROM pg_locks WHERE NOT granted")
+
+    def __init__(self, url, interval=0.5):
+        self.url, self.interval = url, interval
+        self.counts, self.samples, self.ungranted_samples = collections.Counter(), 0, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self):
+        while not self._stop.wait(self.interval):
+            out = subprocess.run(["psql", "-At", "-F", "|", self.url, "-c", self.QUERY], capture_output=True, text=True).stdout
+            self.samples += 1
+            for line in out.splitlines():
+                name, _, n = line.rpartition("|")
+                if name == "ungranted locks":
+                    self.ungranted_samples += int(n) > 0
+                elif name:
+                    self.counts[name] += int(n)
+
+    def lock_waits(self):
+        return sum(n for name, n in self.counts.items() if name.startswith("Lock:"))
+
+    def summary(self):
+        top = ", ".join(f"{name} {n}" for name, n in self.counts.most_common(6))
+        return f"{self.samples} samples: {top or 'idle'}; heavyweight-lock waits {self.lock_waits()}, samples with an ungranted lock {self.ungranted_samples}"
 
 
 class Postgres:
@@ -150,11 +194,21 @@ def run(sim):
             return N / seconds
 
         pair(f"12 tag push to {N:,}: PostgreSQL vs SQLite (one node each)", 0.5, lambda: push(a), lambda: push(lite),
-             "SQLite", "notif/s")
+             "SQLite", "notif/s", repeats=int(os.environ.get("BENCH_PG_FANOUT_PAIRS", "3")))
         lite.stop()
         nodes.remove(lite)
 
         b = None
+        waits = {"two": [], "one": []}
+        cpu = {"two": [], "one": []}   # (node a, node b, PostgreSQL) CPU seconds per push
+
+        def sampled(kind, fn, watched):
+            before = [cpu_seconds(p) for p in watched]
+            with WaitSampler(pg.url) as sampler:
+                rate = fn()
+            waits[kind].append(sampler)
+            cpu[kind].append([cpu_seconds(p) - x for p, x in zip(watched, before)])
+            return rate
 
         def two_nodes():
             nonlocal b
@@ -162,14 +216,34 @@ def run(sim):
             nodes.append(b)
             time.sleep(2)  # joined the cluster and listening for work
             try:
-                return push(a)
+                return sampled("two", lambda: push(a), [[a.proc.pid], [b.proc.pid], pg.pids()])
             finally:
                 b.stop()
                 nodes.remove(b)
 
+        def one_node():
+            return sampled("one", lambda: push(a), [[a.proc.pid], [], pg.pids()])
+
         # More repeats: a push takes the second node's start-up out of the timing, but this pair is the noisier.
-        pair(f"12 tag push to {N:,} on PostgreSQL: two nodes vs one", 1.0, two_nodes, lambda: push(a), "one node", "notif/s",
-             repeats=5)
+        repeats = int(os.environ.get("BENCH_PG_PAIRS", "5"))
+        if repeats < 1:
+            return
+        row = pair(f"12 tag push to {N:,} on PostgreSQL: two nodes vs one", 1.0, two_nodes, one_node, "one node", "notif/s",
+                   repeats=repeats)
+        per_pair = [x / y for x, y in zip(row["herald_runs"], row["reference_runs"])]
+        value_row("12 two nodes vs one, median of the per-pair ratios", round(statistics.median(per_pair), 3), "",
+                  "pairs " + ", ".join(f"{r:.2f}" for r in per_pair) + f"; load average {os.getloadavg()[0]:.1f} at the end")
+        for kind, label in (("two", "two nodes"), ("one", "one node")):
+            runs = cpu[kind]
+            value_row(f"12 {label}: CPU s per push, node a / node b / PostgreSQL (median)",
+                      " / ".join(f"{statistics.median(c[i] for c in runs):.1f}" for i in range(3)), "s")
+            merged = WaitSampler(pg.url)
+            for sampler in waits[kind]:
+                merged.counts.update(sampler.counts)
+                merged.samples += sampler.samples
+                merged.ungranted_samples += sampler.ungranted_samples
+            value_row(f"12 {label}: PostgreSQL backends' wait events during the pushes", merged.lock_waits(), "lock waits",
+                      merged.summary())
     finally:
         for serve in nodes:
             serve.stop()
