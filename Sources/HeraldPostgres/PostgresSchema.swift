@@ -150,6 +150,14 @@ enum PostgresSchema {
                 accepted_at double precision, rejected_at double precision, rejected_reason text,
                 PRIMARY KEY (app_id, environment));
             """),
+        // Seqs APNs accepted of fan-out pages not yet written (`journalAccepted`), so a fan-out resuming after
+        // a crash re-sends only what was on the wire. Entries go once the cursor passes them, or with the push.
+        Migration(version: 10, name: "delivery journal", sql: """
+            CREATE TABLE delivery_journal (
+                push_id text COLLATE "C" NOT NULL REFERENCES pushes(id) ON DELETE CASCADE,
+                first_seq bigint NOT NULL, last_seq bigint NOT NULL, seqs bytea NOT NULL);
+            CREATE INDEX delivery_journal_push ON delivery_journal(push_id, last_seq);
+            """),
     ]
 
     /// Applies the migrations not yet recorded in `schema_migrations`, each in its own transaction, under
