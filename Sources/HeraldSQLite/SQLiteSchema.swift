@@ -170,5 +170,13 @@ enum SQLiteSchema {
                 accepted_at REAL, rejected_at REAL, rejected_reason TEXT,
                 PRIMARY KEY (app_id, environment)) WITHOUT ROWID;
             """),
+        // Seqs APNs accepted of fan-out pages not yet written (`journalAccepted`), so a fan-out resuming after
+        // a crash re-sends only what was on the wire. Entries go once the cursor passes them, or with the push.
+        Migration(version: 14, name: "delivery journal", sql: """
+            CREATE TABLE delivery_journal (
+                push_id TEXT NOT NULL REFERENCES pushes(id) ON DELETE CASCADE,
+                first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL, seqs BLOB NOT NULL);
+            CREATE INDEX delivery_journal_push ON delivery_journal(push_id, last_seq);
+            """),
     ]
 }

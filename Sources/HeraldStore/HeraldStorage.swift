@@ -288,6 +288,22 @@ public protocol HeraldStorage: Sendable {
     func recordCredentialOutcomes(_ outcomes: [CredentialOutcomeRecord]) async throws
     /// The outcomes stored for the app, in environment order. Deleting the app deletes them.
     func credentialOutcomes(appID: String) async throws -> [CredentialOutcomeRecord]
+
+    // MARK: - Delivery journal (crash duplicates)
+    // A fan-out page read with `audience` is sent before it is written (`recordPage`). So that a crash
+    // re-sends only what was on the wire, the engine journals the seqs APNs accepted while the page is
+    // out, in small group commits; a fan-out resuming after a crash reads them back and writes those
+    // members as sent instead of sending them again. The journal is a hint beside the page: it changes no
+    // counter and no delivery row, so a journal write that comes late, twice, or never counts nothing twice.
+
+    /// Journals that APNs accepted the push's members `seqs` (unordered, duplicates allowed) of pages not
+    /// yet written. Refuses (returns false, writing nothing) unless the push's fan-out is still this node's
+    /// to write, as `recordPage` requires: the push exists, its fan-out is not done, and on a store shared by
+    /// several nodes its fan-out is held by this node (`claimFanOuts`). Seqs at or below the push's cursor
+    /// (pages already written) are dropped, and so are journal entries the cursor has passed. One transaction.
+    func journalAccepted(pushID: String, seqs: [Int64]) async throws -> Bool
+    /// The journaled seqs of the push in (`after`, `through`], ascending and distinct. A read.
+    func journaledSeqs(pushID: String, after: Int64, through: Int64) async throws -> [Int64]
 }
 
 /// A running `watchForWork`; `stop()` ends it and waits until `onWork` is no longer called.

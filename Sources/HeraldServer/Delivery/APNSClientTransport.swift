@@ -102,11 +102,15 @@ public final class APNSClientTransport: PushTransport {
         let ids = batch.notifications.map(\.id)
         let valid = requests.enumerated().compactMap { i, r in r.map { (i, $0) } }
         let collected = Mutex<[DeliveryResult]>([])
+        let onAccepted = batch.onAccepted
         await client.send(prepared: valid.map(\.1)) { r in
-            let id = ids[valid[r.index].0]
+            let position = valid[r.index].0
+            let id = ids[position]
             let result: DeliveryResult
             switch r.result {
-            case .success: result = .accepted(id)
+            case .success:
+                result = .accepted(id)
+                onAccepted?(position)
             case let .failure(.rejected(error)): result = DeliveryResult(id: id, error: error)
             case .failure(.credentials): result = DeliveryResult(id: id, status: 403, reason: "InvalidProviderToken")
             case let .failure(error): result = .notDelivered(id, because: error.description)

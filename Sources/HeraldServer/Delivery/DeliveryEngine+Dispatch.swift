@@ -13,7 +13,7 @@ extension DeliveryEngine {
         if let given, unsaved {
             // Not sent (the app is paused), the rows are written as pending.
             guard app.pausedReason == nil else { return (false, []) }
-            return (true, try await send(given, plan, app: app, now: now, credentials: credentials))
+            return (true, try await send(given, plan, app: app, now: now, credentials: credentials, journaled: true))
         }
         let claimed: [ClaimedDelivery]
         if let given {
@@ -64,8 +64,9 @@ extension DeliveryEngine {
     }
 
     /// Sends deliveries and says what became of each (pausing the app if APNs rejects its credential).
+    /// `journaled`: the deliveries are of a page not yet written, whose accepted members are journaled.
     private func send(_ claimed: [ClaimedDelivery], _ plan: PushPlan, app: AppRecord, now: Date,
-                      credentials: [CredentialRecord]?) async throws -> [DeliveryOutcome] {
+                      credentials: [CredentialRecord]?, journaled: Bool = false) async throws -> [DeliveryOutcome] {
         let deadline = plan.spec.expiration ?? plan.push.createdAt.addingTimeInterval(env.configuration.defaultTTL)
         var outcomes: [DeliveryOutcome] = []
         outcomes.reserveCapacity(claimed.count)
@@ -116,7 +117,11 @@ extension DeliveryEngine {
             }
             env.metrics.increment("herald_transport_batches_total")
             let started = ContinuousClock.now
-            let results = await transport.deliver(OutgoingBatch(appID: app.id, pushID: plan.push.id, credential: bundle, notifications: notifications))
+            var batch = OutgoingBatch(appID: app.id, pushID: plan.push.id, credential: bundle, notifications: notifications)
+            if journaled, journal.isOn {
+                batch.onAccepted = { [journal, pushID = plan.push.id] position in journal.accepted(pushID: pushID, seq: deliveries[position].seq) }
+            }
+            let results = await transport.deliver(batch)
             let elapsed = ContinuousClock.now - started
             env.metrics.observe("herald_transport_batch_seconds", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
             let byID = Dictionary(results.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })

@@ -17,6 +17,8 @@ struct FanOutPage: Sendable {
         var after: Int64
         var cursor: Int64
         var rows: [PlannedDelivery]
+        /// Members APNs accepted before a crash (journaled, `DeliveryJournal`): written as sent, not sent again.
+        var journaled: Set<Int64> = []
     }
 }
 
@@ -64,15 +66,24 @@ extension DeliveryEngine {
                     try await env.store.audience(appID: plan.push.appID, selector: plan.spec.selector, after: after, limit: limit)
                 }
                 let rows = plan.plan(members, now: now)
+                // Beyond the cursor, the journal holds only what a process that stopped before writing this page
+                // (a crash, a lost lease) had sent and APNs accepted; a push never fanned out has nothing there.
+                var journaled: Set<Int64> = []
+                if !fresh, let last = members.last {
+                    journaled = Set(try await env.store.journaledSeqs(pushID: plan.push.id, after: after, through: last.seq))
+                    if !journaled.isEmpty {
+                        env.log(.info, "push \(plan.push.id): \(journaled.count) members APNs accepted before a restart are written as sent, not sent again")
+                    }
+                }
                 var due: [ClaimedDelivery] = []
                 due.reserveCapacity(min(allowed, rows.count))
-                for (index, d) in rows.enumerated() where due.count < allowed && d.notBefore <= now {
+                for (index, d) in rows.enumerated() where due.count < allowed && d.notBefore <= now && !journaled.contains(d.seq) {
                     due.append(ClaimedDelivery(id: Int64(index), seq: d.seq, installationID: d.installationID, deviceToken: d.deviceToken,
                                                environment: d.environment, variant: d.variant, badge: plan.badgeValue, attempts: 0))
                 }
                 env.metrics.increment("herald_fanout_deliveries_total", by: Double(rows.count))
                 page = FanOutPage(plan: plan, app: app, batches: due.batches(of: batchSize), done: members.count < limit,
-                                  unsaved: .init(after: after, cursor: members.last?.seq ?? after, rows: rows))
+                                  unsaved: .init(after: after, cursor: members.last?.seq ?? after, rows: rows, journaled: journaled))
             }
         } catch {
             refund(allowed, plan, app: app)
@@ -89,7 +100,9 @@ extension DeliveryEngine {
         guard let unsaved = page.unsaved else { return false }
         var byIndex = [DeliveryOutcome.Kind?](repeating: nil, count: unsaved.rows.count)
         for o in outcomes where o.deliveryID >= 0 && o.deliveryID < byIndex.count { byIndex[Int(o.deliveryID)] = o.kind }
-        let rows = zip(unsaved.rows, byIndex).map { PageDelivery(planned: $0, outcome: $1) }
+        let rows = zip(unsaved.rows, byIndex).map { planned, outcome in
+            PageDelivery(planned: planned, outcome: outcome ?? (unsaved.journaled.contains(planned.seq) ? .sent(status: 200) : nil))
+        }
         let pushID = page.plan.push.id
         let written = try await retrying {
             try await env.store.recordPage(pushID: pushID, after: unsaved.after, cursor: unsaved.cursor, done: page.done,

@@ -14,6 +14,8 @@ public final class DeliveryEngine: Sendable {
     let backoff: Backoff
     /// This node's lease and wake-ups when the store is shared by several nodes (PostgreSQL); nil on SQLite.
     let cluster: ClusterMembership?
+    /// What APNs accepted of pages not yet written, so a crash re-sends only what was in flight (+FanOut).
+    let journal: DeliveryJournal
 
     struct State {
         var plans: [String: PushPlan] = [:]
@@ -59,6 +61,7 @@ public final class DeliveryEngine: Sendable {
         self.transport = transport
         backoff = Backoff(base: env.configuration.retryBase, cap: env.configuration.retryCap)
         cluster = env.store.isShared ? ClusterMembership(env: env) : nil
+        journal = DeliveryJournal(env: env)
     }
 
     // MARK: - Background loop
@@ -113,6 +116,7 @@ public final class DeliveryEngine: Sendable {
             }
         }
         if (try? await writeUnwritten()) != nil { try? await writeSentPages() }
+        await journal.drained()
         // Outcomes still unwritten are lost with the process; their rows are released and sent again
         // after the restart (or by another node), as after a crash. With other nodes on the database, only
         // this node's claims are given back.

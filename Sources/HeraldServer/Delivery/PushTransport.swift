@@ -54,6 +54,11 @@ public struct OutgoingBatch: Sendable {
     public var pushID: String
     public var credential: CredentialBundle
     public var notifications: [OutgoingNotification]
+    /// Called with a notification's position in `notifications` as soon as APNs accepts it, while the rest
+    /// of the batch is still out (on the transport's I/O threads: it must be quick). The engine journals
+    /// these, so a crash re-sends only what was in flight. A transport may leave it uncalled: the result it
+    /// returns is what counts.
+    public var onAccepted: (@Sendable (Int) -> Void)? = nil
 }
 
 /// What APNs (or the network) said about one notification.

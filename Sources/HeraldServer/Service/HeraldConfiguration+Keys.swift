@@ -97,6 +97,8 @@ extension HeraldConfiguration {
                          show: { String($0.webhooks.allowHttp) }),
         number("webhooks.pollInterval", \.webhooks.pollInterval, "seconds between looks at the events outbox when idle", default: "1 s"),
         int("webhooks.concurrency", \.webhooks.concurrency, "webhook POSTs in flight at once", default: "4"),
+        number("delivery.journalInterval", \.journalInterval, "seconds between commits of the acceptances journaled while a fan-out page is out, "
+               + "so a crash re-sends only what was in flight; 0 turns the journal off", default: "0.005 s", allowZero: true),
     ]
 
     private typealias Key = ConfigurationKey<HeraldConfiguration>
