@@ -45,6 +45,36 @@ import HeraldTestSupport
         }
     }
 
+    /// What the crash tests of one kind of write start with: a fresh data directory, `herald serve` on it
+    /// (no simulator, no API rate limit) answering `/healthz`, and one app. `start()` runs the same server
+    /// again on the same directory after a kill; `remove()` deletes the directory.
+    struct AppServer {
+        let dir: URL
+        let port: Int
+        let args: [String]
+        /// The app's keys by scope ("client", "master").
+        let keys: [String: String]
+        var serve: Child
+
+        init(_ label: String) async throws {
+            dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(label)-crash-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            port = freePort()
+            let adminKey = "hk_admin_\(label)_crash_0123456789abcd"
+            args = ["serve", "--http-port", "\(port)", "--data-dir", dir.appendingPathComponent("serve").path,
+                    "--simulator-enabled", "false", "--admin-key", adminKey, "--log-format", "json", "--api-rate-limit", "0"]
+            serve = try Child(args)
+            let admin = API(client: HTTP1Client(host: "127.0.0.1", port: port), key: adminKey)
+            #expect(try await waitUntil(seconds: 60) { try await admin.call("GET", "/healthz").0 == 200 })
+            let app = try #require(try await admin.call("POST", "/v1/apps", ["name": "Crash \(label)", "topic": "com.example.crash"]).1 as? [String: Any])
+            keys = try #require((app["keys"] as? [String: Any])?.compactMapValues { $0 as? String })
+        }
+
+        func api(_ scope: String) -> API { API(client: HTTP1Client(host: "127.0.0.1", port: port), key: keys[scope]) }
+        mutating func start() throws { serve = try Child(args) }
+        func remove() { try? FileManager.default.removeItem(at: dir) }
+    }
+
     static func waitUntil(seconds: Double = 60, _ probe: () async throws -> Bool) async throws -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {

@@ -17,19 +17,10 @@ import HeraldHTTP
 
     @Test func everyLineOfAnAnsweredImportIsStoredAfterAKill() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Crash.binary), "build first: swift build (make test does)")
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-import-crash-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let httpPort = Crash.freePort()
-        let adminKey = "hk_admin_import_crash_0123456789abcd"
-        let serveArgs = ["serve", "--http-port", "\(httpPort)", "--data-dir", dir.appendingPathComponent("serve").path,
-                         "--simulator-enabled", "false", "--admin-key", adminKey, "--log-format", "json", "--api-rate-limit", "0"]
-        var serve = try Crash.Child(serveArgs)
-        let admin = Crash.API(client: HTTP1Client(host: "127.0.0.1", port: httpPort), key: adminKey)
-        #expect(try await Crash.waitUntil(seconds: 60) { try await admin.call("GET", "/healthz").0 == 200 })
-        let app = try #require(try await admin.call("POST", "/v1/apps", ["name": "Crash imports", "topic": "com.example.crash"]).1 as? [String: Any])
-        let masterKey = try #require((app["keys"] as? [String: Any])?["master"] as? String)
-        let master = Crash.API(client: HTTP1Client(host: "127.0.0.1", port: httpPort), key: masterKey)
+        var server = try await Crash.AppServer("import")
+        defer { server.remove() }
+        let masterKey = try #require(server.keys["master"])
+        let master = server.api("master")
 
         // Requests go up one after another until the server dies; `answered` counts the requests answered 200.
         let answered = Atomic<Int>(0)
@@ -45,12 +36,12 @@ import HeraldHTTP
             }
         }
         #expect(try await Crash.waitUntil(seconds: 240) { answered.load(ordering: .relaxed) >= 2 })
-        await serve.kill9()
+        await server.serve.kill9()
         await importer.value
         let acknowledged = answered.load(ordering: .relaxed) * Self.linesPerRequest
 
-        serve = try Crash.Child(serveArgs)
-        defer { serve.stop() }
+        try server.start()
+        defer { server.serve.stop() }
         #expect(try await Crash.waitUntil(seconds: 60) { try await master.call("GET", "/healthz").0 == 200 })
         var headers: HTTPHeaders = [:]
         headers.add("authorization", "Bearer \(masterKey)")

@@ -17,27 +17,16 @@ import HeraldHTTP
 
     @Test func everyRegistrationAnsweredBeforeAKillIsStoredAfterTheRestart() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Crash.binary), "build first: swift build (make test does)")
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-registration-crash-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let httpPort = Crash.freePort()
-        let adminKey = "hk_admin_registration_crash_0123456789"
-        let serveArgs = ["serve", "--http-port", "\(httpPort)", "--data-dir", dir.appendingPathComponent("serve").path,
-                         "--simulator-enabled", "false", "--admin-key", adminKey, "--log-format", "json", "--api-rate-limit", "0"]
-        var serve = try Crash.Child(serveArgs)
-        let admin = Crash.API(client: HTTP1Client(host: "127.0.0.1", port: httpPort), key: adminKey)
-        #expect(try await Crash.waitUntil(seconds: 60) { try await admin.call("GET", "/healthz").0 == 200 })
-        let app = try #require(try await admin.call("POST", "/v1/apps", ["name": "Crash registrations", "topic": "com.example.crash"]).1 as? [String: Any])
-        let keys = try #require(app["keys"] as? [String: Any])
-        let clientKey = try #require(keys["client"] as? String)
-        let masterKey = try #require(keys["master"] as? String)
+        var server = try await Crash.AppServer("registration")
+        defer { server.remove() }
 
         // 8 connections register new installations as fast as the server answers, until it dies (enough for
         // writes to meet in one group; more only loads the rest of a parallel suite run).
         let acknowledged = Acknowledged()
+        let (port, clientKey) = (server.port, server.keys["client"])
         let writers = (0..<8).map { writer in
             Task {
-                let api = Crash.API(client: HTTP1Client(host: "127.0.0.1", port: httpPort), key: clientKey)
+                let api = Crash.API(client: HTTP1Client(host: "127.0.0.1", port: port), key: clientKey)
                 for i in 0..<100_000 {
                     let iid = "crash-\(writer)-\(i)"
                     let token = String(format: "%064x", writer * 1_000_000 + i)
@@ -51,13 +40,13 @@ import HeraldHTTP
             }
         }
         #expect(try await Crash.waitUntil(seconds: 120) { acknowledged.count >= 600 })
-        await serve.kill9()
+        await server.serve.kill9()
         for writer in writers { await writer.value }
         let answered = acknowledged.badges.withLock { $0 }
 
-        serve = try Crash.Child(serveArgs)
-        defer { serve.stop() }
-        let master = Crash.API(client: HTTP1Client(host: "127.0.0.1", port: httpPort), key: masterKey)
+        try server.start()
+        defer { server.serve.stop() }
+        let master = server.api("master")
         #expect(try await Crash.waitUntil(seconds: 60) { try await master.call("GET", "/healthz").0 == 200 })
         var missing: [String] = []
         for (iid, badge) in answered {
