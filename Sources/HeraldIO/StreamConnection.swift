@@ -25,6 +25,11 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
     /// `finishOutputAndClose`: write what is queued, then half-close and discard input until the peer closes.
     private var lingering = false
     private var discarded = 0
+    /// A connection we dialled: its input is the answers to what we sent, so it is read to the end even
+    /// after a write fails (see `outputFailed`).
+    private var dialled = false
+    /// A write failed: nothing more can reach the peer, so output is dropped.
+    private var outputBroken = false
     private var timeoutTimer: TimerID?
     private static let readSize = 64 * 1024
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readSize, alignment: 16)
@@ -72,6 +77,7 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
                             let conn = StreamConnection(loop: loop, fd: fd, remote: address.description, state: .connecting,
                                                         tls: tls, serverName: serverName ?? host, delegate: delegate)
                             if let proxy { conn.proxyTarget = (host, port, proxy.credentials) }
+                            conn.dialled = true
                             try loop.register(fd: fd, handler: conn, readable: true, writable: !done)
                             conn.writableArmed = !done
                             conn.timeoutTimer = loop.schedule(after: timeout) { [weak conn] in
@@ -137,7 +143,7 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
 
     /// Queues bytes and writes as much as the socket takes now.
     public func write(_ bytes: UnsafeRawBufferPointer) {
-        guard state == .open || state == .proxyHandshake, !lingering else { return }
+        guard state == .open || state == .proxyHandshake, !lingering, !outputBroken else { return }
         output.append(contentsOf: bytes)
         if !writableArmed { flush() }
     }
@@ -322,9 +328,13 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
         if state == .open && !readPaused { onReadable() }
     }
 
-    private func onReadable() {
-        // Bounded so that one busy connection cannot starve the others on this loop.
-        for _ in 0..<16 {
+    /// Reads what has arrived and hands it to the delegate. `untilEnd` reads until nothing more is there
+    /// (the end of a connection whose writes failed); otherwise a turn is bounded, so that one busy
+    /// connection cannot starve the others on this loop.
+    private func onReadable(untilEnd: Bool = false) {
+        var turns = 0
+        while untilEnd || turns < 16 {
+            turns += 1
             guard state == .open, !readPaused, !inputEnded, !lingering else { return }
             let n: Int
             if let tls {
@@ -344,10 +354,10 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
                 }
             }
             delegate?.stream(self, didRead: UnsafeRawBufferPointer(start: readBuffer.baseAddress, count: n))
-            if n < readBuffer.count && tls == nil { return }
+            if n < readBuffer.count && tls == nil && !untilEnd { return }
         }
         // TLS may hold decrypted bytes that epoll cannot see: come back for them.
-        if tls != nil { loop.execute { self.onReadable() } }
+        if tls != nil && !untilEnd { loop.execute { self.onReadable() } }
     }
 
     /// The peer will send nothing more. Its delegate decides whether to answer first; the default closes.
@@ -381,6 +391,7 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
     }
 
     private func flush() {
+        guard !outputBroken else { return }
         while outputOffset < output.count {
             let result: Int = output.withUnsafeBytes { raw in
                 let slice = UnsafeRawBufferPointer(rebasing: raw[outputOffset...])
@@ -396,7 +407,7 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
                 if n < 0 { return (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) ? 0 : -2 }
                 return n
             }
-            if result < 0 { return finish(error: .connectionClosed) }
+            if result < 0 { return outputFailed() }
             if result == 0 { return setWritable(true) }
             outputOffset += result
             lastWriteProgress = MonotonicTime.now
@@ -410,6 +421,24 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
         if writableArmed {
             setWritable(false)
             if state == .open { delegate?.streamDidDrain(self) }
+        }
+    }
+
+    /// A write failed: the peer reset the connection or went away. On a connection we dialled, what the
+    /// peer sent before that may still sit unread in the kernel, which hands it over before the error (an
+    /// HTTP/2 server's GOAWAY and its last answers: closing without reading them would make a client
+    /// send again requests the server took). So input is read to its end first, on the next turn of the
+    /// loop (this can run inside the delegate's own read), and then the connection closes. A server does
+    /// not do this: reading more requests that can no longer be answered would only do work for nothing.
+    private func outputFailed() {
+        output.removeAll()
+        outputOffset = 0
+        guard dialled, state == .open, !readPaused else { return finish(error: .connectionClosed) }
+        outputBroken = true
+        setWritable(false)
+        loop.execute { [self] in
+            onReadable(untilEnd: true)
+            finish(error: .connectionClosed)
         }
     }
 
