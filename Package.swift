@@ -39,9 +39,9 @@ let package = Package(
         // APNs client: credentials, provider tokens, connection pool, retries
         .target(name: "APNSClient", dependencies: ["APNSCore", "HeraldHTTP", "HeraldCrypto"]),
         // APNs simulator: provider API, legacy ports, devices, store-and-forward, faults
-        .target(name: "HeraldSimulator", dependencies: ["APNSCore", "HeraldHTTP", "HeraldCrypto"]),
+        .target(name: "HeraldSimulator", dependencies: ["APNSCore", "HeraldJSON", "HeraldHTTP", "HeraldCrypto"]),
         // Storage contract: the `HeraldStorage` protocol, its records and errors (no C)
-        .target(name: "HeraldStore"),
+        .target(name: "HeraldStore", dependencies: ["HeraldJSON"]),
         // Storage on one SQLite file (embedded, the default)
         .target(name: "HeraldSQLite", dependencies: ["HeraldStore", "CSQLite", "CHeraldShims"]),
         // Storage on PostgreSQL (libpq): the same contract, for several nodes on one database

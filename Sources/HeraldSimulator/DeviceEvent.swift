@@ -1,4 +1,5 @@
 import Foundation
+import HeraldJSON
 
 /// What a device stream (`GET /devices/{id}/stream`, server-sent events) reports.
 public enum DeviceEvent: Sendable, Equatable {
@@ -14,16 +15,19 @@ public enum DeviceEvent: Sendable, Equatable {
         }
     }
 
-    var json: [String: Any] {
+    var json: JSONValue {
         switch self {
         case let .notification(n): InspectionJSON.notification(n)
         case let .opened(o): InspectionJSON.open(o)
-        case let .presence(online): ["online": online]
+        case let .presence(online): ["online": .bool(online)]
         }
     }
 
     /// One SSE frame: `event: <name>\ndata: <json>\n\n`.
     var serverSentEvent: [UInt8] {
-        Array("event: \(name)\ndata: \(InspectionJSON.text(json))\n\n".utf8)
+        var frame = Array("event: \(name)\ndata: ".utf8)
+        json.writeJSON(into: &frame)
+        frame += [UInt8(ascii: "\n"), UInt8(ascii: "\n")]
+        return frame
     }
 }

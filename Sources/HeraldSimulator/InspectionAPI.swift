@@ -1,4 +1,5 @@
 import Foundation
+import HeraldJSON
 import HeraldCrypto
 import HeraldHTTP
 
@@ -26,8 +27,8 @@ struct InspectionAPI: Sendable {
         let parts = request.path.split(separator: "/").map(String.init)
         let match = { (method: String, pattern: String) in Self.match(method, pattern, request.method, parts) }
         if match("GET", "health") != nil {
-            let persistence: Any = simulator.store.map { store in store.lastError.withLock { $0 } ?? "ok" } ?? "memory"
-            return Self.json(["status": "ok", "mode": simulator.configuration.mode.rawValue, "persistence": persistence])
+            let persistence = simulator.store.map { store in store.lastError.withLock { $0 } ?? "ok" } ?? "memory"
+            return Self.json(["status": "ok", "mode": .string(simulator.configuration.mode.rawValue), "persistence": .string(persistence)])
         }
         if match("GET", "stats") != nil {
             return Self.json(InspectionJSON.statistics(simulator.statistics))
@@ -38,7 +39,7 @@ struct InspectionAPI: Sendable {
         }
 
         if match("GET", "devices") != nil {
-            return Self.json(["devices": simulator.devices.map { InspectionJSON.device($0, detailed: false) }])
+            return Self.json(["devices": .array(simulator.devices.map { InspectionJSON.device($0, detailed: false) })])
         }
         if match("POST", "devices") != nil {
             let body = try Self.object(request, allowEmpty: true)
@@ -68,7 +69,7 @@ struct InspectionAPI: Sendable {
         if let p = match("POST", "devices/:id/online") ?? match("POST", "devices/:id/offline") {
             let id = p[0]
             let delivered = try simulator.setOnline(parts[2] == "online", deviceID: id)
-            return Self.json(["online": parts[2] == "online", "delivered": delivered.map(InspectionJSON.notification)])
+            return Self.json(["online": .bool(parts[2] == "online"), "delivered": .array(delivered.map(InspectionJSON.notification))])
         }
         if let p = match("GET", "devices/:id/notifications") {
             let id = p[0]
@@ -76,7 +77,7 @@ struct InspectionAPI: Sendable {
             if let since = request.queryValue("sinceMs").flatMap(Int64.init) {
                 list = list.filter { InspectionJSON.millis($0.deliveredAt ?? $0.receivedAt) > since }
             }
-            return Self.json(["notifications": list.map(InspectionJSON.notification)])
+            return Self.json(["notifications": .array(list.map(InspectionJSON.notification))])
         }
         if let p = match("GET", "devices/:id/stream") {
             let id = p[0]
@@ -91,11 +92,11 @@ struct InspectionAPI: Sendable {
         if let p = match("POST", "devices/:id/apns-file") {
             let id = p[0]
             let delivered = try simulator.deliverAPNSFile(request.body, deviceID: id)
-            return Self.json(["delivered": delivered.map(InspectionJSON.notification)])
+            return Self.json(["delivered": .array(delivered.map(InspectionJSON.notification))])
         }
         if match("POST", "apns-file") != nil {
             let delivered = try simulator.deliverAPNSFile(request.body)
-            return Self.json(["delivered": delivered.map(InspectionJSON.notification)])
+            return Self.json(["delivered": .array(delivered.map(InspectionJSON.notification))])
         }
 
         if let p = match("GET", "tokens/:token") {
@@ -104,8 +105,8 @@ struct InspectionAPI: Sendable {
                 return Self.error(404, code: "not_found", message: "no token \(token) was issued by this simulator")
             }
             return Self.json([
-                "token": token.lowercased(), "deviceId": record.deviceID, "bundleId": record.bundleID,
-                "environment": record.environment.rawValue, "uninstalledAt": InspectionJSON.time(record.uninstalledAt),
+                "token": .string(token.lowercased()), "deviceId": .string(record.deviceID), "bundleId": .string(record.bundleID),
+                "environment": .string(record.environment.rawValue), "uninstalledAt": InspectionJSON.time(record.uninstalledAt),
             ])
         }
 
@@ -122,10 +123,11 @@ struct InspectionAPI: Sendable {
         }
 
         if match("GET", "keys") != nil {
-            return Self.json(["keys": simulator.signingKeys.map { k -> [String: Any] in
-                ["keyId": k.keyID, "teamId": k.teamID, "publicKeyPem": k.publicKey.pem,
-                 "bundleIds": k.bundleIDs ?? NSNull(), "environment": k.environment?.rawValue ?? NSNull()]
-            }])
+            return Self.json(["keys": .array(simulator.signingKeys.map { k -> JSONValue in
+                ["keyId": .string(k.keyID), "teamId": .string(k.teamID), "publicKeyPem": .string(k.publicKey.pem),
+                 "bundleIds": k.bundleIDs.map { .array($0.map(JSONValue.string)) } ?? .null,
+                 "environment": InspectionJSON.string(k.environment?.rawValue)]
+            })])
         }
         if match("POST", "keys") != nil {
             let body = try Self.object(request)
@@ -134,15 +136,15 @@ struct InspectionAPI: Sendable {
                 publicKeyPEM: try Self.string(body, "publicKeyPem"), bundleIDs: body["bundleIds"] as? [String],
                 environment: try body["environment"].map(Self.environment))
             try simulator.registerSigningKey(try SigningKey(record: record))
-            return Self.json(["keyId": record.keyID], status: 201)
+            return Self.json(["keyId": .string(record.keyID)], status: 201)
         }
         if match("POST", "keys/generate") != nil {
             let body = try Self.object(request, allowEmpty: true)
             let generated = try simulator.generateSigningKey(
                 keyID: body["keyId"] as? String, teamID: (body["teamId"] as? String) ?? "SIMTEAM001",
                 bundleIDs: body["bundleIds"] as? [String], environment: try body["environment"].map(Self.environment))
-            return Self.json(["keyId": generated.keyID, "teamId": generated.teamID, "privateKeyPem": generated.privateKeyPEM,
-                              "file": generated.file.map { $0.path as Any } ?? NSNull()], status: 201)
+            return Self.json(["keyId": .string(generated.keyID), "teamId": .string(generated.teamID), "privateKeyPem": .string(generated.privateKeyPEM),
+                              "file": InspectionJSON.string(generated.file?.path)], status: 201)
         }
         if let p = match("DELETE", "keys/:keyID") {
             let keyID = p[0]
@@ -163,9 +165,9 @@ struct InspectionAPI: Sendable {
                                                                 environments: environments)
             let passphrase = (body["p12Passphrase"] as? String) ?? "herald"
             return Self.json([
-                "certificatePem": identity.certificate.pem, "privateKeyPem": try identity.privateKey.pkcs8PEM(),
-                "p12Base64": Data(try PKCS12.make(identity, passphrase: passphrase, friendlyName: bundleID)).base64EncodedString(),
-                "p12Passphrase": passphrase,
+                "certificatePem": .string(identity.certificate.pem), "privateKeyPem": .string(try identity.privateKey.pkcs8PEM()),
+                "p12Base64": .string(Data(try PKCS12.make(identity, passphrase: passphrase, friendlyName: bundleID)).base64EncodedString()),
+                "p12Passphrase": .string(passphrase),
             ], status: 201)
         }
 
@@ -197,8 +199,8 @@ struct InspectionAPI: Sendable {
         return captures
     }
 
-    static func json(_ object: Any, status: Int = 200) -> HTTPResponse {
-        HTTPResponse(status: status, headers: ["content-type": "application/json"], body: InspectionJSON.bytes(object))
+    static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["content-type": "application/json"], body: InspectionJSON.bytes(value))
     }
 
     static func jsonEncodable(_ value: some Encodable) -> HTTPResponse {

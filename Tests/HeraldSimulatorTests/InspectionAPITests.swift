@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCrypto
 import HeraldHTTP
+import HeraldJSON
 import Testing
 @testable import HeraldSimulator
 
@@ -80,7 +81,8 @@ struct InspectionAPITests {
 
     @Test func signingKeysAreRegisteredWithTheirPublicKey() async throws {
         let key = try TestKey()
-        let body = InspectionJSON.text(["keyId": key.keyID, "teamId": key.teamID, "publicKeyPem": key.privateKey.publicKey.pem])
+        let value: JSONValue = ["keyId": .string(key.keyID), "teamId": .string(key.teamID), "publicKeyPem": .string(key.privateKey.publicKey.pem)]
+        let body = String(decoding: value.jsonBytes(), as: UTF8.self)
         #expect(await call("POST", "/keys", body).status == 201)
         let connection = ConnectionAuthState(environment: .sandbox, credential: .providerToken)
         let jwt = try key.token(issuedAt: f.clock.now)

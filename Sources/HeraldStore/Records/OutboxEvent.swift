@@ -1,4 +1,5 @@
 import Foundation
+import HeraldJSON
 
 /// An event about to be written to the outbox, with its `data` already as JSON text. Both stores build
 /// events here, so their shapes are the same whatever the engine (docs/webhooks.md lists them).
@@ -111,46 +112,12 @@ public indirect enum EventValue: Sendable {
         out += "\""
     }
 
-    /// UTC with milliseconds, as the REST API writes times (`2026-05-01T08:00:00.000Z`).
-    ///
-    /// Years 0-9999 are written from the day count directly into 24 bytes (every registration's answer has
-    /// three times, and `gmtime_r` with a string per field cost ~10k instructions each); others as before.
+    /// UTC with milliseconds, as the REST API writes times (`2026-05-01T08:00:00.000Z`): `ISO8601Timestamp`'s
+    /// 24 bytes for years 0-9999, `gmtime_r` for others.
     public static func iso8601(_ date: Date) -> String {
         let ms = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let (year, month, day) = civil(days: days)
-        guard (0...9999).contains(year) else { return iso8601Padded(ms: ms, seconds: seconds) }
-        let second = Int(seconds - days * 86_400)
-        let fields = [(year, 4), (month, 2), (day, 2), (second / 3600, 2), (second / 60 % 60, 2), (second % 60, 2), (Int(ms - seconds * 1000), 3)]
-        let separators: [UInt8] = Array("--T::.Z".utf8)
-        return String(unsafeUninitializedCapacity: 24) { out in
-            var i = 0
-            for (n, (value, width)) in fields.enumerated() {
-                var v = value
-                for k in stride(from: width - 1, through: 0, by: -1) {
-                    out[i + k] = UInt8(ascii: "0") + UInt8(v % 10)
-                    v /= 10
-                }
-                i += width
-                out[i] = separators[n]
-                i += 1
-            }
-            return i
-        }
-    }
-
-    /// The proleptic Gregorian date of a day count since 1970-01-01 (H. Hinnant's `civil_from_days`).
-    static func civil(days: Int64) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shifted = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
-        let month = shifted < 10 ? shifted + 3 : shifted - 9
-        return (Int(yearOfEra + era * 400 + (month <= 2 ? 1 : 0)), Int(month), Int(day))
+        if let text = ISO8601Timestamp.utc(millisecondsSince1970: ms) { return text }
+        return iso8601Padded(ms: ms, seconds: ms >= 0 ? ms / 1000 : (ms - 999) / 1000)
     }
 
     /// Any year, through `gmtime_r`.
