@@ -136,6 +136,7 @@ extension DeliveryEngine {
         }
         if let pauseReason {
             env.log(.warning, "app \(app.id) paused: APNs answered \(pauseReason) for its credential; upload a working credential to resume")
+            defer { env.apps.forget(id: app.id) }
             try await env.store.setAppPaused(id: app.id, reason: pauseReason, environment: pausedEnvironment, now: now)
         }
         return outcomes

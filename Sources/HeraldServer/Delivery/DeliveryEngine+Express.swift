@@ -44,8 +44,9 @@ extension DeliveryEngine {
 
     /// A push was stored and accepted: sends its first batch now when the background loop runs and the
     /// lane has room, or else wakes the loop. `app` is the record the API just read; `reads`, what
-    /// `readAhead` started for it.
-    func submitted(_ push: PushRecord, app: AppRecord, reads: ExpressReads? = nil) {
+    /// `readAhead` started for it; `spec`, the push as the API parsed it (the lane need not parse the
+    /// stored request again).
+    func submitted(_ push: PushRecord, app: AppRecord, reads: ExpressReads? = nil, spec: PushSpec? = nil) {
         // Other nodes hear of it too: one of them takes the fan-out if this node does not.
         if env.store.isShared { Task { [env] in try? await env.store.announceWork() } }
         guard push.status == .queued, !push.fanoutDone else { return wake() }
@@ -57,7 +58,7 @@ extension DeliveryEngine {
             s.owners[push.id] = .express
             // Registered under the same lock as the ownership, so a `stop()` from now on waits for it.
             s.express[push.id] = Task { [self] in
-                let handBack = await express(push, app: app, reads: reads)
+                let handBack = await express(push, app: app, reads: reads, spec: spec)
                 state.withLock { s in
                     s.owners.removeValue(forKey: push.id)
                     s.express.removeValue(forKey: push.id)
@@ -72,9 +73,9 @@ extension DeliveryEngine {
 
     /// Sends the push's first batch and writes its first page. Returns whether the rounds have work left
     /// with it (more pages, members not due yet, a failure to retry).
-    private func express(_ push: PushRecord, app: AppRecord, reads: ExpressReads?) async -> Bool {
+    private func express(_ push: PushRecord, app: AppRecord, reads: ExpressReads?, spec: PushSpec?) async -> Bool {
         do {
-            guard let plan = try await plan(for: push, app: app) else { return false }
+            guard let plan = try await plan(for: push, app: app, parsed: spec) else { return false }
             let now = env.clock.now()
             // Another node may have taken the fan-out already (it heard of the push by NOTIFY).
             if env.store.isShared, try await !env.store.claimFanOut(pushID: push.id, now: now) { return false }

@@ -399,6 +399,11 @@ public final class DeliveryEngine: Sendable {
         }
     }
 
+    private static func spec(storedRequest: String, createdAt: Date) throws -> PushSpec {
+        guard let object = try JSON(parsing: storedRequest).objectValue else { throw APIError.badRequest("stored request is not an object") }
+        return try PushSpec.parse(object, now: createdAt, checkTimes: false)
+    }
+
     private func dropFinishedPlans(active: Set<String>) {
         state.withLock { s in
             s.owners = s.owners.filter { $0.value == .express || active.contains($0.key) }
@@ -409,12 +414,11 @@ public final class DeliveryEngine: Sendable {
     }
 
     /// The parsed plan of a push; nil (and the push marked failed) when its stored request no longer parses
-    /// or it has no topic.
-    func plan(for push: PushRecord, app: AppRecord) async throws -> PushPlan? {
+    /// or it has no topic. `parsed`: the spec the API parsed from that request, when the API just stored it.
+    func plan(for push: PushRecord, app: AppRecord, parsed: PushSpec? = nil) async throws -> PushPlan? {
         if let cached = state.withLock({ $0.plans[push.id] }) { return cached }
         do {
-            guard let object = try JSON(parsing: push.request).objectValue else { throw APIError.badRequest("stored request is not an object") }
-            let spec = try PushSpec.parse(object, now: push.createdAt, checkTimes: false)
+            let spec = try parsed ?? Self.spec(storedRequest: push.request, createdAt: push.createdAt)
             guard let topic = spec.topic ?? app.topic else { throw APIError.missing("options.topic") }
             let plan = PushPlan(push: push, spec: spec, topic: spec.pushType.topic(from: topic),
                                 defaultTimeZone: TimeZone(identifier: app.defaultTimeZone) ?? .gmt)

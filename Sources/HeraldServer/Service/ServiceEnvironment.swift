@@ -12,6 +12,8 @@ struct ServiceEnvironment: Sendable {
     let logHandler: LogHandler
     /// APNs' last answers to each credential, flushed to the store every few seconds (the console's Apps screen).
     let credentialOutcomes = CredentialOutcomeLog()
+    /// Apps read recently, for the push API (`AppRecordCache`); every change to an app here forgets it.
+    let apps = AppRecordCache()
 
     func log(_ level: LogLevel, _ message: String) { logHandler(level, message) }
 

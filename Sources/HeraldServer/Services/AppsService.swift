@@ -41,13 +41,17 @@ struct AppsService: Sendable {
         if let v = changes.defaultTimeZone { app.defaultTimeZone = v }
         if let v = changes.rateLimit { app.rateLimit = v }
         app.updatedAt = env.clock.now()
+        defer { env.apps.forget(id: id) }
         try await env.store.updateApp(app)
         return app
     }
 
     /// The app and everything it owns; its keys stop working at once on this node.
     func delete(id: String) async throws {
-        defer { env.authenticator.forgetVerdicts() }
+        defer {
+            env.authenticator.forgetVerdicts()
+            env.apps.forget(id: id)
+        }
         guard try await env.store.deleteApp(id: id) else { throw Self.notFound(id) }
     }
 

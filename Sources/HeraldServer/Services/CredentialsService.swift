@@ -17,6 +17,8 @@ struct CredentialsService: Sendable {
         let sealed = try env.crypto.seal(Array(input.material.encoded.utf8))
         let record = CredentialRecord(appID: app.id, environment: environment, kind: input.kind, sealed: sealed,
                                       keyID: input.keyID, teamID: input.teamID, topic: input.topic, createdAt: now, updatedAt: now)
+        // Saving a credential lifts the app's pause.
+        defer { env.apps.forget(id: record.appID) }
         try await env.store.saveCredential(record)
         return record
     }
@@ -41,6 +43,7 @@ struct CredentialsService: Sendable {
 
     func delete(appID: String, environment: String) async throws {
         let app = try await AppsService(env: env).get(id: appID)
+        defer { env.apps.forget(id: app.id) }
         guard try await env.store.deleteCredential(appID: app.id, environment: environment) else {
             throw ServiceError.notFound("Credential \(environment)")
         }

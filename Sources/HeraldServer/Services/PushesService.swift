@@ -83,7 +83,7 @@ struct PushesService: Sendable {
         if created {
             env.metrics.increment("herald_pushes_accepted_total")
             // A small push goes out from here at once (the engine's express lane), not at its next round.
-            engine.submitted(stored, app: app, reads: reads)
+            engine.submitted(stored, app: app, reads: reads, spec: spec)
         } else if stored.request != record.request {
             throw ServiceError.conflict("Idempotency key \(spec.idempotencyKey ?? "") was used for a different push (\(stored.id)) in the last 24 hours; use a new key for a new push.",
                                         code: "idempotency_conflict", field: "idempotencyKey")
@@ -134,7 +134,9 @@ struct PushesService: Sendable {
     /// What the push needs beyond its own fields: an app with a topic, and a payload APNs accepts. Returns the
     /// app, the new push's id (the payload carries it, so it counts in the size) and the largest payload.
     private func admit(_ spec: PushSpec, appID: String, id: String? = nil) async throws -> (AppRecord, String, Int) {
-        guard let app = try await env.store.app(id: appID) else { throw ServiceError.notFound("App \(appID)") }
+        guard let app = try await env.apps.app(id: appID, now: env.clock.now(), read: { try await env.store.app(id: appID) }) else {
+            throw ServiceError.notFound("App \(appID)")
+        }
         guard spec.topic != nil || app.topic != nil else {
             throw ServiceError(.invalid, code: "missing_topic", message: "No apns-topic: set the app's topic (PATCH /v1/apps/{appId}) or options.topic.", field: "options.topic")
         }
