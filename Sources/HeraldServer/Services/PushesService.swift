@@ -67,18 +67,19 @@ struct PushesService: Sendable {
     /// when a dialect needs its own id form (JPush's numeric msg_id); by default the service makes one.
     func create(appID: String, _ input: PushInput, id: String? = nil) async throws -> Accepted {
         let spec = input.spec
-        // Read beside the app and the insert, not after them: the answer then waits for no read of its own,
-        // and the reader is free for the express lane's reads while the push is stored.
-        async let unresolvedTargets = unresolved(spec, appID: appID)
-        let (app, id, _) = try await admit(spec, appID: appID, id: id)
         let now = env.clock.now()
         let status: PushStatus = (spec.sendAt.map { $0 > now } ?? false) ? .scheduled : .queued
-        let record = PushRecord(id: id, appID: appID, idempotencyKey: spec.idempotencyKey, request: JSON.object(input.document).encoded,
-                                status: status, createdAt: now, sendAt: spec.sendAt, expiresAt: spec.expiration)
         var incrementsBadge = false
         if case .add = spec.content.badge?.change { incrementsBadge = true }
-        // The express lane reads the audience while the push is stored; it sends only once it is.
+        // The express lane's reads (audience, credentials) go first, ahead of the app and the insert: they are
+        // on the path to the device, and the store's reader takes reads in the order they come. Nothing is
+        // sent before the push is stored: the lane starts only in `submitted`.
         let reads = status == .queued ? engine.readAhead(appID: appID, selector: spec.selector, incrementsBadge: incrementsBadge) : nil
+        // Read beside the app and the insert, not after them: the answer then waits for no read of its own.
+        async let unresolvedTargets = unresolved(spec, appID: appID)
+        let (app, id, _) = try await admit(spec, appID: appID, id: id)
+        let record = PushRecord(id: id, appID: appID, idempotencyKey: spec.idempotencyKey, request: JSON.object(input.document).encoded,
+                                status: status, createdAt: now, sendAt: spec.sendAt, expiresAt: spec.expiration)
         let (stored, created) = try await env.store.insertPush(record, idempotentSince: now.addingTimeInterval(-env.configuration.idempotencyWindow))
         if created {
             env.metrics.increment("herald_pushes_accepted_total")
