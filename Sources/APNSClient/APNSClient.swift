@@ -89,7 +89,8 @@ public final class APNSClient: Sendable {
             maxConcurrentStreams: configuration.maxStreamsPerConnection)
         template.responseHeaders = ["apns-id", "apns-unique-id", "retry-after"]
         template.writesEarly = configuration.connections <= group.loops.count
-        pool = APNSConnectionPool(template: template, size: configuration.connections, observer: self.observer, group: group)
+        pool = APNSConnectionPool(template: template, size: configuration.connections, observer: self.observer, group: group,
+                                  requestTimeout: configuration.requestTimeout)
         limiter = InFlightLimiter(limit: configuration.maxInFlight)
     }
 

@@ -11,6 +11,8 @@ final class APNSConnectionPool: Sendable {
     private let size: Int
     private let observer: APNSClientObserver
     private let group: EventLoopGroup
+    /// A request given back unprocessed is sent again with this long to wait for its answer (see `resend`).
+    private let requestTimeout: Duration
     private let state = Mutex<State>(State())
 
     private struct State {
@@ -25,8 +27,10 @@ final class APNSConnectionPool: Sendable {
         var closed = false
     }
 
-    init(template: HTTP2ClientConnection.Configuration, size: Int, observer: APNSClientObserver, group: EventLoopGroup) {
+    init(template: HTTP2ClientConnection.Configuration, size: Int, observer: APNSClientObserver, group: EventLoopGroup,
+         requestTimeout: Duration) {
         self.template = template
+        self.requestTimeout = requestTimeout
         self.size = max(1, size)
         self.observer = observer
         self.group = group
@@ -117,13 +121,17 @@ final class APNSConnectionPool: Sendable {
     }
 
     /// Requests a closing connection gave back unprocessed (GOAWAY, refused): send them elsewhere
-    /// with their original completions. This is not a new attempt: APNs never saw them.
+    /// with their original completions. This is not a new attempt: APNs never saw them. Their deadline starts
+    /// again: it bounds the wait for an answer from a server that has the request, and a request that a
+    /// server ending connections (GOAWAY after every N streams) bounced from one connection to the next had
+    /// spent it queueing. Timing out once it was finally sent would then retry a request the server may
+    /// have taken, and a device would get the notification twice.
     private func resend(_ requests: [HTTP2ClientRequest], _ handlers: [any HTTP2ResponseHandler], _ deadlines: [UInt64]) {
         Task {
             for i in requests.indices {
                 do {
                     let c = try await connection()
-                    c.send(requests[i], deadline: deadlines[i], handler: handlers[i])
+                    c.send(requests[i], deadline: MonotonicTime.now + requestTimeout.nanosecondsValue, handler: handlers[i])
                 } catch {
                     handlers[i].requestCompleted(.failure(.connectFailed("\(error)")))
                 }
