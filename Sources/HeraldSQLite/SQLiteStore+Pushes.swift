@@ -33,11 +33,13 @@ extension SQLiteStore {
                     try db.execute("UPDATE pushes SET idempotency_key = NULL WHERE id = ?", [.text(earlier.id)])
                 }
             }
-            try db.execute("""
+            // An app deleted meanwhile (the API may know it from a read a moment old): nothing is stored.
+            let inserted = try db.execute("""
                 INSERT INTO pushes (id, app_id, idempotency_key, request, status, created_at, updated_at, send_at, expires_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 WHERE EXISTS (SELECT 1 FROM apps WHERE id = ?2)
                 """, [.text(push.id), .text(push.appID), .optionalText(push.idempotencyKey), .text(push.request),
                       .text(push.status.rawValue), push.createdAt.sql, push.updatedAt.sql, push.sendAt.sql, push.expiresAt.sql])
+            guard inserted > 0 else { throw StoreError.notFound }
             return (push, true)
         }
     }

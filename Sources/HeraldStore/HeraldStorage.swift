@@ -86,7 +86,7 @@ public protocol HeraldStorage: Sendable {
     // MARK: - Pushes
     /// Stores a new push, unless the app already has a push with the same idempotency key created at or after
     /// `idempotentSince`: then that push is returned and nothing is stored (`created` false). Two concurrent
-    /// calls with one key store one push.
+    /// calls with one key store one push. `.notFound` when the app does not exist (deleted meanwhile).
     func insertPush(_ push: PushRecord, idempotentSince: Date) async throws -> (PushRecord, created: Bool)
     func push(appID: String, id: String) async throws -> PushRecord?
     func push(id: String) async throws -> PushRecord?

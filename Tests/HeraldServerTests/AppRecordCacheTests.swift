@@ -51,3 +51,18 @@ import HeraldStore
         #expect(try await cache.app(id: "missing", now: now) { nil } == nil)
     }
 }
+
+extension AppRecordCacheTests {
+    @Test func aPushToAnAppDeletedOnAnotherNodeMomentsAgoIsRefusedAndNothingIsStored() async throws {
+        let a = try await TestService()
+        let app = try await a.createApp(topic: "com.example.demo")
+        #expect(await a.call("POST", "/v1/pushes", key: app.master,
+                             json: ["target": ["all": true], "content": ["alert": "x"], "dryRun": true]).status == 200)
+        let b = try await TestService(directory: a.directory, clock: a.clock)
+        #expect(await b.call("DELETE", "/v1/apps/\(app.id)", key: testAdminKey).status == 204)
+        // Node a still trusts the key and the app for up to 2 s; the store is the judge of whether the app exists.
+        let late = await a.call("POST", "/v1/pushes", key: app.master, json: ["target": ["all": true], "content": ["alert": "x"]])
+        #expect(late.status == 404, "\(late.status) \(late.text)")
+        #expect(try await a.service.store.pushes(appID: app.id, status: nil, before: nil, limit: 10).isEmpty)
+    }
+}

@@ -35,6 +35,11 @@ extension StorageConformanceTests {
         #expect(try await store.tags(appID: "app2", after: nil, limit: 10).map(\.count) == [3])
 
         // Writes for the deleted app store nothing.
+        await #expect(throws: StoreError.notFound) {
+            _ = try await store.insertPush(PushRecord(id: "p-late", appID: "app1", idempotencyKey: nil, request: "{}", status: .queued,
+                                                      createdAt: t0, sendAt: nil, expiresAt: nil), idempotentSince: t0)
+        }
+        #expect(try await store.push(id: "p-late") == nil)
         await #expect(throws: (any Error).self) { _ = try await register(store, app: "app1", iid: "late", token: "c1", tags: ["late"]) }
         await #expect(throws: (any Error).self) {
             _ = try await store.importInstallations(appID: "app1", drafts: [imported], newIDs: [UUID().uuidString], now: t0)

@@ -80,7 +80,14 @@ struct PushesService: Sendable {
         let (app, id, _) = try await admit(spec, appID: appID, id: id)
         let record = PushRecord(id: id, appID: appID, idempotencyKey: spec.idempotencyKey, request: JSON.object(input.document).encoded,
                                 status: status, createdAt: now, sendAt: spec.sendAt, expiresAt: spec.expiration)
-        let (stored, created) = try await env.store.insertPush(record, idempotentSince: now.addingTimeInterval(-env.configuration.idempotencyWindow))
+        let stored: PushRecord, created: Bool
+        do {
+            (stored, created) = try await env.store.insertPush(record, idempotentSince: now.addingTimeInterval(-env.configuration.idempotencyWindow))
+        } catch StoreError.notFound {
+            // Deleted through another node since this one read the app (`AppRecordCache`).
+            env.apps.forget(id: appID)
+            throw ServiceError.notFound("App \(appID)")
+        }
         if created {
             env.metrics.increment("herald_pushes_accepted_total")
             // A small push goes out from here at once (the engine's express lane), not at its next round.
