@@ -81,8 +81,8 @@ final class APNSConnectionPool: Sendable {
                 let conn = try await HTTP2ClientConnection.connect(template, loop: loop)
                 observer.connectionOpened()
                 conn.onClose = { [weak self] closed in self?.closed(closed) }
-                conn.onRequeue = { [weak self] requests, handlers, deadlines in
-                    self?.resend(requests, handlers, deadlines)
+                conn.onRequeue = { [weak self] requests, handlers in
+                    self?.resend(requests, handlers)
                 }
                 let (waiters, shutDown) = state.withLock { s -> ([CheckedContinuation<HTTP2ClientConnection, Error>], Bool) in
                     s.connecting -= 1
@@ -126,7 +126,7 @@ final class APNSConnectionPool: Sendable {
     /// server ending connections (GOAWAY after every N streams) bounced from one connection to the next had
     /// spent it queueing. Timing out once it was finally sent would then retry a request the server may
     /// have taken, and a device would get the notification twice.
-    private func resend(_ requests: [HTTP2ClientRequest], _ handlers: [any HTTP2ResponseHandler], _ deadlines: [UInt64]) {
+    private func resend(_ requests: [HTTP2ClientRequest], _ handlers: [any HTTP2ResponseHandler]) {
         Task {
             for i in requests.indices {
                 do {

@@ -94,8 +94,9 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
     private var closeReason = "connection closed"
 
     /// Receives requests this connection gave back unprocessed (GOAWAY, refused, closed before
-    /// sending), so a pool can send them elsewhere. Without it they fail with `.notProcessed`.
-    public var onRequeue: (@Sendable ([HTTP2ClientRequest], [any HTTP2ResponseHandler], [UInt64]) -> Void)?
+    /// sending), so a pool can send them elsewhere, with a deadline of its own (the server never had them).
+    /// Without it they fail with `.notProcessed`.
+    public var onRequeue: (@Sendable ([HTTP2ClientRequest], [any HTTP2ResponseHandler]) -> Void)?
     /// Called once, on the loop, when the connection is finished.
     public var onClose: (@Sendable (HTTP2ClientConnection) -> Void)?
 
@@ -346,7 +347,7 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
         if let onRequeue {
             for s in list { s.done = true }
             counters.wrappingAdd(-list.count, ordering: .relaxed)
-            onRequeue(list.map(\.request), list.map(\.handler), list.map(\.deadline))
+            onRequeue(list.map(\.request), list.map(\.handler))
         } else {
             for s in list { complete(s, .failure(.notProcessed(reason))) }
         }

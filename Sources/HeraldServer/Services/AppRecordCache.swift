@@ -1,6 +1,5 @@
 import Foundation
 import HeraldStore
-import Synchronization
 
 /// Apps read in the last `window` seconds, so accepting a push does not wait on a store read of its app
 /// (its topic and whether it exists): that read was a round trip to the store's reader, ~150 µs of a
@@ -8,42 +7,24 @@ import Synchronization
 ///
 /// Every change to an app made through this server (an update, a deletion, a pause by the delivery engine, a
 /// credential saved or deleted, which can lift a pause) forgets the app at once, and a read that was under
-/// way while it changed is not remembered (generation counter). A change made through another server
-/// sharing the database is seen here within `window`, as for API keys (`KeyVerdictCache`). At most
-/// `capacity` apps: when full, the cache starts over.
+/// way while it changed is not remembered. A change made through another server sharing the database is
+/// seen here within `window`, as for API keys (`KeyVerdictCache`); a push for an app deleted there is
+/// still refused, by the store.
 final class AppRecordCache: Sendable {
     static let window: TimeInterval = 2
     static let capacity = 1_024
 
-    private struct State {
-        var entries: [String: (app: AppRecord, readAt: Date)] = [:]
-        var generation: UInt64 = 0
-    }
-
-    private let state = Mutex(State())
+    private let apps = RecentValues<String, AppRecord>(window: window, capacity: capacity)
 
     /// The app, from a read less than `window` ago or from `read` (nil: no such app, which is not kept).
     func app(id: String, now: Date, read: () async throws -> AppRecord?) async throws -> AppRecord? {
-        let (cached, generation) = state.withLock { s -> (AppRecord?, UInt64) in
-            guard let entry = s.entries[id] else { return (nil, s.generation) }
-            let age = now.timeIntervalSince(entry.readAt)
-            return (age >= 0 && age < Self.window ? entry.app : nil, s.generation)
-        }
-        if let cached { return cached }
+        if let cached = apps.value(for: id, now: now) { return cached }
+        let generation = apps.generation
         guard let app = try await read() else { return nil }
-        state.withLock { s in
-            guard s.generation == generation else { return }
-            if s.entries.count >= Self.capacity { s.entries.removeAll() }
-            s.entries[id] = (app, now)
-        }
+        apps.remember(app, for: id, readAt: now, generation: generation)
         return app
     }
 
     /// After a change to an app on this server: its next use reads the store.
-    func forget(id: String) {
-        state.withLock { s in
-            s.entries[id] = nil
-            s.generation &+= 1
-        }
-    }
+    func forget(id: String) { apps.forget(id) }
 }
