@@ -20,18 +20,6 @@ import HeraldTestSupport
         func stop() { if process.isRunning { process.signal(SIGTERM); _ = process.waitForExit() } }
     }
 
-    static func freePort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        return Int(UInt16(bigEndian: addr.sin_port))
-    }
-
     struct API {
         let client: HTTP1Client
         let key: String?
@@ -59,7 +47,7 @@ import HeraldTestSupport
         init(_ label: String) async throws {
             dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(label)-crash-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            port = freePort()
+            port = FreePort.next()
             let adminKey = "hk_admin_\(label)_crash_0123456789abcd"
             args = ["serve", "--http-port", "\(port)", "--data-dir", dir.appendingPathComponent("serve").path,
                     "--simulator-enabled", "false", "--admin-key", adminKey, "--log-format", "json", "--api-rate-limit", "0"]
@@ -88,7 +76,7 @@ import HeraldTestSupport
         try #require(FileManager.default.isExecutableFile(atPath: Self.binary), "build first: swift build (make test does)")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-crash-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let (simPort, inspectPort, httpPort) = (Self.freePort(), Self.freePort(), Self.freePort())
+        let (simPort, inspectPort, httpPort) = (FreePort.next(), FreePort.next(), FreePort.next())
         let sim = try Child(["sim", "start", "--port", "\(simPort)", "--production-port", "-1", "--inspection-port", "\(inspectPort)",
                              "--data-dir", dir.appendingPathComponent("sim").path])
         defer { sim.stop() }

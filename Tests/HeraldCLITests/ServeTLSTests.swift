@@ -26,7 +26,7 @@ import HeraldTestSupport
         done
         cp first.pem cert.pem; cp first.key key.pem
         """)
-        let port = CrashRecoveryTests.freePort()
+        let port = FreePort.next()
         let serve = try CrashRecoveryTests.Child(["serve", "--http-port", "\(port)", "--data-dir", dir.appendingPathComponent("data").path,
                                                   "--simulator-enabled", "false", "--log-format", "text",
                                                   "--tls-cert", dir.appendingPathComponent("cert.pem").path,

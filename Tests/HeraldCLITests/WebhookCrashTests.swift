@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import HeraldHTTP
+import HeraldTestSupport
 
 /// A real `herald serve` killed with SIGKILL while its webhook receiver is down and events wait in the
 /// outbox; started again, it delivers every one of them once the receiver is back.
@@ -33,7 +34,7 @@ import HeraldHTTP
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-webhook-crash-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (httpPort, inspectPort, hookPort) = (Crash.freePort(), Crash.freePort(), Crash.freePort())
+        let (httpPort, inspectPort, hookPort) = (FreePort.next(), FreePort.next(), FreePort.next())
         let adminKey = "hk_admin_webhook_crash_0123456789"
         let serveArgs = ["serve", "--http-port", "\(httpPort)", "--data-dir", dir.appendingPathComponent("serve").path,
                          "--simulator-inspection-port", "\(inspectPort)", "--admin-key", adminKey, "--log-format", "json",

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import HeraldHTTP
+import HeraldTestSupport
 import HeraldServer
 @testable import HeraldCLI
 
@@ -9,7 +10,7 @@ import HeraldServer
     @Test func createPingListAndDeleteFromTheCommandLine() async throws {
         let server = try await ServerCommandsTests().start()
         defer { Task { await server.stop() } }
-        let receiver = try WebhookCrashTests.Receiver(port: CrashRecoveryTests.freePort())
+        let receiver = try WebhookCrashTests.Receiver(port: FreePort.next())
         try await receiver.server.start()
         defer { Task { await receiver.server.stop() } }
         let url = "http://127.0.0.1:\(server.port)"

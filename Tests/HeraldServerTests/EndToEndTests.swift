@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import HeraldHTTP
 import HeraldSimulator
+import HeraldTestSupport
 @testable import HeraldServer
 import HeraldProvider
 
@@ -166,10 +167,7 @@ import HeraldProvider
     @Test func aStandaloneSimulatorsOpenedCallbackCountsTheOpen() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-opens-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let probe = try HTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) { _ in HTTPResponse(status: 204) }
-        try await probe.start()
-        let simulatorPort = probe.port
-        await probe.stop()
+        let simulatorPort = FreePort.next()  // the server's settings name it before the simulator starts
 
         var settings = ProviderServer.Settings()
         settings.port = 0

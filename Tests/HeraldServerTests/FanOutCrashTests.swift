@@ -29,7 +29,7 @@ import HeraldTestSupport
 
     final class Server: @unchecked Sendable {
         let args: [String]
-        let port = MultiNodeTests.Cluster.freePort()
+        let port = FreePort.next()
         let log: URL
         let storePath: String
         private var process: ChildProcess?

@@ -26,7 +26,7 @@ struct MultiNodeTests {
 
         init(_ name: String, cluster: Cluster) throws {
             self.name = name
-            port = Cluster.freePort()
+            port = FreePort.next()
             log = cluster.directory.appendingPathComponent("\(name).log")
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             process = try ChildProcess(MultiNodeTests.binary, [
@@ -103,18 +103,6 @@ struct MultiNodeTests {
             await database.close()
             await simulator.stop()
             if ProcessInfo.processInfo.environment["HERALD_KEEP_CLUSTER"] == nil { try? FileManager.default.removeItem(at: directory) }
-        }
-
-        static func freePort() -> Int {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(fd) }
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-            _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-            _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-            return Int(UInt16(bigEndian: addr.sin_port))
         }
 
         /// An app with the simulator's signing key and every device imported (tagged `everyone`), through `node`.

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import HeraldCrypto
 import HeraldHTTP
+import HeraldTestSupport
 import HeraldIO
 @testable import HeraldServer
 
@@ -29,7 +30,7 @@ final class WebhookReceiver: Sendable {
     init(port: Int = 0, tls: TLSServerConfiguration? = nil, answers: [Int] = [], then: Int = 200, listening: Bool = true) async throws {
         state = Mutex(([], answers, then))
         self.tls = tls
-        self.port = port == 0 ? Self.freePort() : port
+        self.port = port == 0 ? FreePort.next() : port
         if listening { try await start() }
     }
 
@@ -59,19 +60,6 @@ final class WebhookReceiver: Sendable {
 
     /// Events from the requests answered 2xx, in the order they arrived.
     var acknowledged: [JSON] { received.filter { (200..<300).contains($0.status) }.flatMap(\.events) }
-
-    /// A free TCP port on 127.0.0.1 (bound, read, released).
-    static func freePort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        return Int(UInt16(bigEndian: addr.sin_port))
-    }
 
     /// Checks `Herald-Signature` as docs/webhooks.md tells receivers to: HMAC-SHA256 of "<t>.<raw body>".
     static func signatureVerifies(_ r: Received, secret: String) -> Bool {
