@@ -96,3 +96,13 @@ int herald_crypto_enable_legacy_algorithms(void) {
     pthread_once(&legacy_once, load_legacy);
     return legacy_available;
 }
+
+/* OpenSSL frees its global state (locks, providers, error tables) in an atexit handler by default. A
+   process that exits while another thread is still inside OpenSSL (a TLS connection closing or a token
+   being signed as `herald serve` stops, a test run ending while a server it started is stopping) then
+   crashes in freed memory: seen as SIGSEGV in pthread_rwlock_rdlock and as "OpenSSL could not write a
+   public key" after a test run had passed. The kernel reclaims that state at exit anyway, so it is left
+   alone. This must be OpenSSL's first initialisation to take effect, hence a load-time constructor. */
+__attribute__((constructor)) static void herald_crypto_keep_state_until_exit(void) {
+    OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
+}
