@@ -24,8 +24,20 @@ as_owner() {
   fi
 }
 
+# A port below the kernel's ephemeral range (32768-60999 on Linux), which port-0 listeners and outgoing
+# connections draw from: the outage tests stop the server and start it again on its port, and meanwhile such
+# a port could be handed to someone else. 15000-19999 is also apart from the tests' own (FreePort, 20000-32767).
 free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+  python3 -c '
+import random, socket
+for port in random.sample(range(15000, 20000), 200):
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port)); print(port); break
+    except OSError:
+        pass
+    finally:
+        s.close()'
 }
 
 start() {
