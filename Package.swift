@@ -57,7 +57,9 @@ let package = Package(
         // jemalloc replaces glibc's malloc for the whole process (Swift runtime and nghttp2 included): Swift
         // allocates per request, often on one thread and frees on another, and glibc's per-thread arenas
         // then grow a page at a time. Measured: docs/performance.md (fan-out +10 %, herald send +4 %).
-        .executableTarget(name: "herald", dependencies: ["HeraldCLI"],
+        // ... with the settings in Sources/CJemallocSettings (fewer arenas, freed pages returned within a second).
+        .target(name: "CJemallocSettings"),
+        .executableTarget(name: "herald", dependencies: ["HeraldCLI", "CJemallocSettings"],
                           linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]),
         // The SDK example that runs on Linux (Examples/LinuxLoop): a library so CI runs it as a test too.
         .target(name: "HeraldLinuxLoop", dependencies: ["HeraldClient", "HeraldServer", "HeraldProvider", "HeraldSimulator", "HeraldHTTP"],
