@@ -66,6 +66,11 @@ public protocol HeraldStorage: Sendable {
     /// `upsertInstallation` for each draft (matched by installation id then token), all in one transaction:
     /// a batch is stored whole or not at all. Returns how many rows were created and updated.
     func importInstallations(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) async throws -> (created: Int, updated: Int)
+    /// Says that an import has just written many installations. A store whose query planner works from
+    /// table statistics refreshes them now, so that the next push's audience queries are planned for the rows
+    /// that are there rather than for the table before the import. Changes no row; the imported rows are
+    /// stored whether or not this succeeds.
+    func installationsImported() async throws
     /// Deletes the installation and its tags (its past deliveries stay, for the pushes' records).
     func deleteInstallation(appID: String, id: String) async throws -> Bool
     /// Adds and removes tags (removals first; adding a tag it has is a no-op) and touches `updatedAt`.

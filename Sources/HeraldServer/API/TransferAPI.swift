@@ -164,6 +164,7 @@ struct TransferAPI {
         }
         try await flush()
         try await stored()
+        await installations.importFinished(written: created + updated)
         var summary: [String: JSON] = ["created": .int(created), "updated": .int(updated), "failed": .int(failed), "errors": .array(errors)]
         if format == .leancloud { summary["skipped"] = .int(skipped) }
         return .json(200, .object(summary))

@@ -36,6 +36,18 @@ struct InstallationsService: Sendable {
         return try await env.store.importInstallations(appID: appID, drafts: drafts, newIDs: newIDs, now: env.clock.now())
     }
 
+    /// An import that wrote at least this many installations has the store refresh its planner's
+    /// statistics before it answers (`HeraldStorage.installationsImported`); a smaller one changes them too
+    /// little to matter, and the database's own autovacuum catches up with those.
+    static let importSizeWorthRefreshing = 10_000
+
+    /// Called once an import has stored all its batches. Best effort: the rows are stored, so a failure
+    /// here is not the import's; the next push is planned from older statistics, as before.
+    func importFinished(written: Int) async {
+        guard written >= Self.importSizeWorthRefreshing else { return }
+        try? await env.store.installationsImported()
+    }
+
     /// By Herald's id or the app's installationId.
     func get(appID: String, id: String) async throws -> InstallationRecord {
         guard let r = try await env.store.installation(appID: appID, id: id) else { throw Self.notFound(id) }
