@@ -27,7 +27,7 @@ enum InspectionJSON {
 
     static func counts(_ counts: [String: Int]) -> JSONValue {
         var object = JSONObject()
-        for key in counts.keys.sorted() { object[key] = .int(counts[key]!) }
+        for (key, count) in counts.sorted(by: { $0.key < $1.key }) { object[key] = .int(count) }
         return .object(object)
     }
 

@@ -11,12 +11,12 @@ import Testing
 struct ImportStatisticsTests {
     func lastAnalyzed(_ url: String) async throws -> [String: Bool] {
         let store = try await PostgresStore(url: url, poolSize: 1)
-        defer { Task { await store.close() } }
         let rows = try await store.database.read { db in
             try db.all("SELECT relname, last_analyze IS NOT NULL FROM pg_stat_user_tables WHERE relname IN ('installations', 'installation_tags')") {
                 ($0.text(0), $0.text(1) == "t")
             }
         }
+        await store.close()
         return Dictionary(uniqueKeysWithValues: rows)
     }
 
