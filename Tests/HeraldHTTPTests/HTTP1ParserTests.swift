@@ -196,4 +196,24 @@ import Testing
         #expect(received == 64 * 32_768)
         #expect(parser.bytesExamined <= 2 * input.count, "examined \(parser.bytesExamined) bytes for an input of \(input.count)")
     }
+
+    @Test func aBodyPieceHoldsOnlyItsOwnBytes() {
+        // A streamed body queues its pieces for the handler (`HTTPBodyStream`) and bounds them by their
+        // bytes. After the buffer has grown (a large read), small pieces must still be small, or each one
+        // would keep a buffer of that size alive while it waits.
+        var parser = HTTP1Parser()
+        parser.append(Array("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 600000\r\n\r\n".utf8))
+        guard case .head = try? parser.next() else { Issue.record("no head"); return }
+        parser.append([UInt8](repeating: 0x61, count: 500_000))
+        var pieces: [[UInt8]] = []
+        for size in [500_000, 10, 10, 10, 10] {
+            if size < 500_000 { parser.append([UInt8](repeating: 0x62, count: size)) }
+            guard case let .body(piece)? = try? parser.next() else { Issue.record("no body piece"); return }
+            #expect(piece.count == size)
+            pieces.append(piece)
+        }
+        for piece in pieces.dropFirst() {
+            #expect(piece.capacity < 1024, "a \(piece.count)-byte piece keeps \(piece.capacity) bytes")
+        }
+    }
 }
