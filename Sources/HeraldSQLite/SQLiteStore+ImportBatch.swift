@@ -32,7 +32,9 @@ extension SQLiteStore {
     /// An import batch with the outcome of upserting each draft in order, in the caller's transaction. Drafts
     /// that match no stored installation and share no installation id or token with an earlier draft of
     /// the batch (a first import: all of them) go in by prepared inserts (`insertNew`), found new by two
-    /// indexed look-ups for the whole batch; the others take the one-by-one upsert.
+    /// indexed look-ups for the whole batch; the others take the one-by-one upsert. Each row is written
+    /// as it is met, in the file's order, rather than gathered first: a batch's array of records grew by
+    /// doubling to megabytes, and those freed large blocks were much of the import's peak memory.
     static func importBatch(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date,
                             _ db: SQLiteConnection) throws -> (created: Int, updated: Int) {
         let takenIDs = Set(try db.all("""
@@ -42,15 +44,7 @@ extension SQLiteStore {
             SELECT device_token FROM installations WHERE app_id = ?1 AND device_token IN (SELECT value FROM json_each(?2))
             """, [.text(appID), jsonArray(drafts.compactMap(\.deviceToken))]) { $0.text(0) })
         var seenIDs = Set<String>(), seenTokens = Set<String>()
-        var fresh: [InstallationRecord] = [], freshTags: [[String]?] = []
         var created = 0, updated = 0
-        func flush() throws {
-            guard !fresh.isEmpty else { return }
-            try insertNew(fresh, tags: freshTags, db)
-            created += fresh.count
-            fresh.removeAll(keepingCapacity: true)
-            freshTags.removeAll(keepingCapacity: true)
-        }
         for (draft, newID) in zip(drafts, newIDs) {
             let iidFree = draft.installationID.map { !takenIDs.contains($0) && seenIDs.insert($0).inserted } ?? true
             let tokenFree = draft.deviceToken.map { !takenTokens.contains($0) && seenTokens.insert($0).inserted } ?? true
@@ -58,30 +52,26 @@ extension SQLiteStore {
                 var r = InstallationRecord.new(appID: appID, installationID: draft.installationID ?? newID, id: newID,
                                                createdAt: draft.createdAt, now: now)
                 r.apply(draft, now: now)
-                fresh.append(r)
-                freshTags.append(draft.tags)
+                try insertNew(r, tags: draft.tags, db)
+                created += 1
                 continue
             }
-            // In order: an earlier draft of the batch may be what this one updates.
-            try flush()
+            // An earlier draft of the batch may be what this one updates: it is already written.
             let (_, isNew) = try upsert(appID: appID, draft: draft, match: .installationIDOrToken, newID: newID, now: now, db, loadTags: false)
             if isNew { created += 1 } else { updated += 1 }
         }
-        try flush()
         return (created, updated)
     }
 
-    /// New installations and their tags, a prepared single-row statement each: the row's `seq` is then the
+    /// A new installation and its tags, a prepared single-row statement each: the row's `seq` is then the
     /// connection's last insert rowid, with no read-back (a multi-row `INSERT ... RETURNING` had to map
     /// returned ids back to their rows), and SQLite's per-statement cost is small next to the index work.
-    static func insertNew(_ records: [InstallationRecord], tags: [[String]?], _ db: SQLiteConnection) throws {
-        for (r, list) in zip(records, tags) {
-            try db.execute(insertInstallation, insertValues(r))
-            guard let list, !list.isEmpty else { continue }
-            let seq = SQLValue.integer(db.lastInsertRowID)
-            for tag in list.count == 1 ? list : Array(Set(list)) {
-                try db.execute("INSERT INTO installation_tags (app_id, tag, seq) VALUES (?, ?, ?)", [.text(r.appID), .text(tag), seq])
-            }
+    static func insertNew(_ r: InstallationRecord, tags list: [String]?, _ db: SQLiteConnection) throws {
+        try db.execute(insertInstallation, insertValues(r))
+        guard let list, !list.isEmpty else { return }
+        let seq = SQLValue.integer(db.lastInsertRowID)
+        for tag in list.count == 1 ? list : Array(Set(list)) {
+            try db.execute("INSERT INTO installation_tags (app_id, tag, seq) VALUES (?, ?, ?)", [.text(r.appID), .text(tag), seq])
         }
     }
 }
