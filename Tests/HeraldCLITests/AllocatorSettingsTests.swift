@@ -3,8 +3,8 @@ import Testing
 import HeraldTestSupport
 
 /// The `herald` executable carries its own jemalloc settings (Sources/CJemallocSettings): without them an
-/// import of 10,000,000 installations peaked at 149 MiB instead of staying under 128 (docs/performance.md,
-/// "jemalloc's arenas"). Nothing else would notice if a build stopped linking them in, so this asks jemalloc
+/// import of 10,000,000 installations peaked at 149 MiB against 135 with them, and one of 3,000,000 at 158
+/// MiB against 108 (docs/performance.md, "jemalloc's arenas"). Nothing else would notice if a build stopped linking them in, so this asks jemalloc
 /// which options it runs with (its statistics, printed at exit when `MALLOC_CONF` asks for them).
 struct AllocatorSettingsTests {
     #if os(Linux)  // jemalloc is linked on Linux only (Package.swift)
