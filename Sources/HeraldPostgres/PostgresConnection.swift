@@ -245,19 +245,23 @@ struct PostgresRow {
 /// Values for PostgreSQL array parameters (`= ANY($1::text[])`, `unnest(...)`), written in the array's text
 /// form and bound as one parameter: a list of any length is one statement, and no value enters the SQL.
 enum PGArray {
+    /// An array literal, written in UTF-8 bytes: an import sends 5,000 tokens in one, and appending them to a
+    /// `String` scalar by scalar took ~2.8 µs per 64-character token.
     static func text(_ values: [String?]) -> SQLValue {
-        var out = "{"
+        var out: [UInt8] = [0x7B]   // {
+        out.reserveCapacity(2 + values.reduce(0) { $0 + ($1?.utf8.count ?? 4) + 3 })
         for (i, v) in values.enumerated() {
-            if i > 0 { out += "," }
-            guard let v else { out += "NULL"; continue }
-            out += "\""
-            for c in v.unicodeScalars {
-                if c == "\"" || c == "\\" { out += "\\" }
-                out.unicodeScalars.append(c)
+            if i > 0 { out.append(0x2C) }   // ,
+            guard let v else { out += "NULL".utf8; continue }
+            out.append(0x22)
+            for b in v.utf8 {
+                if b == 0x22 || b == 0x5C { out.append(0x5C) }   // " and \ are escaped with a backslash
+                out.append(b)
             }
-            out += "\""
+            out.append(0x22)
         }
-        return .text(out + "}")
+        out.append(0x7D)   // }
+        return .text(String(decoding: out, as: UTF8.self))
     }
     static func text(_ values: [String]?) -> SQLValue {
         guard let values else { return .null }

@@ -140,10 +140,11 @@ extension PostgresStore {
     /// and each row of both tables ran a foreign-key trigger: together about half of PostgreSQL's CPU per
     /// imported installation.
     static func insertNew(_ records: [InstallationRecord], tags: [[String]?], _ db: PostgresConnection) throws {
-        let seqs = try db.all("""
-            SELECT nextval(s.name) FROM (SELECT pg_get_serial_sequence('installations', 'seq')::regclass AS name) s,
-            generate_series(1, $1)
-            """, [.int(records.count)]) { $0.int64(0) }.sorted()
+        // The sequence by its name (the one PostgreSQL gives an identity column), a constant the parser resolves
+        // once. Looked up by `pg_get_serial_sequence` in a subquery, the planner pulled the lookup into the loop
+        // and ran it per number: 14 ms per 5,000 numbers instead of 2.
+        let seqs = try db.all("SELECT nextval('installations_seq_seq') FROM generate_series(1, $1)",
+                              [.int(records.count)]) { $0.int64(0) }.sorted()
         guard seqs.count == records.count else { throw PostgresError(message: "the installations sequence gave \(seqs.count) numbers for \(records.count) rows") }
         var rows = PGCopyRows(reservingBytes: records.count * 256)
         var tagRows = PGCopyRows(reservingBytes: records.count * 48)

@@ -12,8 +12,11 @@ import Testing
         let awkward = ["tab\there", "new\nline", "cr\rhere", "back\\slash", "\\N", "quote\"s", "{brace,comma}", "日本語 ✓", "NULL", ""]
         return (0..<count).map { i in
             let word = awkward[i % awkward.count]
-            // Every 7th draft repeats an earlier installation id; every 11th moves an earlier token.
-            let iid = i % 7 == 6 ? "iid-\(i - 3)" : "iid-\(i)"
+            // Every 7th draft repeats an earlier installation id; every 11th moves an earlier token. Every tenth
+            // id carries quotes, a backslash and a comma, which a store's array literal must escape: draft 300
+            // (the second batch's first) repeats draft 297's, so the store must find it among the stored rows.
+            func iid(_ j: Int) -> String { j % 10 == 7 ? "iid-\(j) \"q\" \\b,{}" : "iid-\(j)" }
+            let iid = i % 7 == 6 ? iid(i - 3) : iid(i)
             let token = i % 11 == 10 ? String(format: "%064x", i - 5) : String(format: "%064x", i)
             var d = InstallationDraft(installationID: iid, deviceToken: token, environment: i % 2 == 0 ? "sandbox" : "production")
             d.tags = i % 3 == 0 ? nil : ["all", word, "n\(i % 5)"]
