@@ -8,6 +8,7 @@
 #   scripts/postgres-test.sh run COMMAND...     # start, run COMMAND with the URL set, stop even when it fails
 #   scripts/postgres-test.sh down|up "$HERALD_TEST_POSTGRES_DIR"   # stop the server (data kept) / start it
 #                                               # again on the same port (tests of a database outage)
+#   scripts/postgres-test.sh crash "$HERALD_TEST_POSTGRES_DIR"     # kill it as a crash would (data kept)
 #
 # initdb refuses to run as root and CI runs as root: the server then runs as the `postgres` system user
 # (created when missing). Everything it prints besides the exports goes to stderr.
@@ -79,6 +80,12 @@ down() {
   as_owner "'$PGBIN/pg_ctl' -D '$1/data' -m fast -w stop" >&2
 }
 
+# Kills the server of `dir` as a crash would (immediate: no checkpoint, nothing more written), keeping its
+# data for `up`, which then recovers from the WAL that reached the files.
+crash() {
+  as_owner "'$PGBIN/pg_ctl' -D '$1/data' -m immediate -w stop" >&2
+}
+
 stop() {
   local dir=${1:-${HERALD_TEST_POSTGRES_DIR:-}}
   [ -n "$dir" ] && [ -d "$dir/data" ] || { echo "postgres-test: nothing to stop" >&2; return 0; }
@@ -102,6 +109,7 @@ case "${1:-}" in
   stop) stop "${2:-}" ;;
   up) up "${2:?usage: $0 up DIRECTORY}" ;;
   down) down "${2:?usage: $0 down DIRECTORY}" ;;
+  crash) crash "${2:?usage: $0 crash DIRECTORY}" ;;
   run) shift; [ $# -gt 0 ] || { echo "usage: $0 run COMMAND..." >&2; exit 2; }; run "$@" ;;
-  *) echo "usage: $0 start | stop [directory] | up|down DIRECTORY | run COMMAND..." >&2; exit 2 ;;
+  *) echo "usage: $0 start | stop [directory] | up|down|crash DIRECTORY | run COMMAND..." >&2; exit 2 ;;
 esac

@@ -53,9 +53,10 @@ extension SQLiteStore {
         }
     }
 
-    /// Nothing to do: SQLite plans without statistics unless ANALYZE was run, which this store never does,
-    /// so its plans for the audience queries follow the indexes whatever the table's size.
-    public func installationsImported() async throws {}
+    /// Nothing to do: each import batch's commit is already durable, and SQLite plans without statistics
+    /// unless ANALYZE was run, which this store never does, so its plans for the audience queries follow the
+    /// indexes whatever the table's size.
+    public func installationsImported(refreshingStatistics: Bool) async throws {}
 
     /// Imports many installations in one transaction (`importBatch`); returns (created, updated).
     public func importInstallations(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) async throws -> (created: Int, updated: Int) {

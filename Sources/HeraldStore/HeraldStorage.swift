@@ -64,13 +64,16 @@ public protocol HeraldStorage: Sendable {
     func upsertInstallation(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String,
                             now: Date) async throws -> (InstallationRecord, created: Bool)
     /// `upsertInstallation` for each draft (matched by installation id then token), all in one transaction:
-    /// a batch is stored whole or not at all. Returns how many rows were created and updated.
+    /// a batch is stored whole or not at all, and visible to every reader once this returns. It may not be
+    /// on disk yet: a store may commit import batches without waiting for the disk, and waits once, in
+    /// `installationsImported`, for all of them. Returns how many rows were created and updated.
     func importInstallations(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) async throws -> (created: Int, updated: Int)
-    /// Says that an import has just written many installations. A store whose query planner works from
-    /// table statistics refreshes them now, so that the next push's audience queries are planned for the rows
-    /// that are there rather than for the table before the import. Changes no row; the imported rows are
-    /// stored whether or not this succeeds.
-    func installationsImported() async throws
+    /// Says that an import has ended, whole or broken off, after writing some installations. Once this returns,
+    /// every batch `importInstallations` returned is durable (it survives a crash of the database server);
+    /// an error means that may not be so. With `refreshingStatistics` (a large import), a store whose query
+    /// planner works from table statistics also refreshes them, best effort, so that the next push's audience
+    /// queries are planned for the rows that are there rather than for the table before the import.
+    func installationsImported(refreshingStatistics: Bool) async throws
     /// Deletes the installation and its tags (its past deliveries stay, for the pushes' records).
     func deleteInstallation(appID: String, id: String) async throws -> Bool
     /// Adds and removes tags (removals first; adding a tag it has is a no-op) and touches `updatedAt`.

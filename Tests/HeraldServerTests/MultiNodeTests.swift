@@ -285,6 +285,8 @@ extension MultiNodeTests {
 
         func down() throws { try Self.run(["down", directory]) }
         func up() throws { try Self.run(["up", directory]) }
+        /// Killed as a crash would kill it: what PostgreSQL had not yet written to its WAL files is lost.
+        func crash() throws { try Self.run(["crash", directory]) }
         func stop() { _ = try? Self.run(["stop", directory]) }
     }
 

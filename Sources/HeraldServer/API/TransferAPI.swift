@@ -145,6 +145,7 @@ struct TransferAPI {
         } catch let error as HTTPBodyError {
             try? await stored()
             guard created + updated > 0 else { throw error }
+            try await installations.importFinished(written: created + updated)
             // Batches before the break are committed: say so, so the caller resumes rather than guesses.
             let status = switch error {
             case .timedOut: 408
@@ -164,7 +165,7 @@ struct TransferAPI {
         }
         try await flush()
         try await stored()
-        await installations.importFinished(written: created + updated)
+        try await installations.importFinished(written: created + updated)
         var summary: [String: JSON] = ["created": .int(created), "updated": .int(updated), "failed": .int(failed), "errors": .array(errors)]
         if format == .leancloud { summary["skipped"] = .int(skipped) }
         return .json(200, .object(summary))

@@ -41,11 +41,12 @@ struct InstallationsService: Sendable {
     /// little to matter, and the database's own autovacuum catches up with those.
     static let importSizeWorthRefreshing = 10_000
 
-    /// Called once an import has stored all its batches. Best effort: the rows are stored, so a failure
-    /// here is not the import's; the next push is planned from older statistics, as before.
-    func importFinished(written: Int) async {
-        guard written >= Self.importSizeWorthRefreshing else { return }
-        try? await env.store.installationsImported()
+    /// Called once an import has stored its batches (all of them, or those before its body broke off), before
+    /// it answers: the store makes them durable, which may fail (then so does the import's answer, since
+    /// it cannot say they are stored), and refreshes its statistics after a large import.
+    func importFinished(written: Int) async throws {
+        guard written > 0 else { return }
+        try await env.store.installationsImported(refreshingStatistics: written >= Self.importSizeWorthRefreshing)
     }
 
     /// By Herald's id or the app's installationId.
