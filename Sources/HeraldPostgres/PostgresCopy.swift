@@ -17,15 +17,24 @@ struct PGCopyRows {
 
     private mutating func null() { bytes.append(0x5C); bytes.append(0x4E) }
 
-    /// Escapes what the format gives a meaning to: backslash, tab, newline and carriage return.
+    /// Escapes what the format gives a meaning to: backslash, tab, newline and carriage return. Most values
+    /// (tokens, ids, times) have none of them and are copied whole: byte by byte, this was a tenth of
+    /// herald's CPU in a PostgreSQL import.
     private mutating func escaped(_ s: String) {
-        for b in s.utf8 {
-            switch b {
-            case 0x5C: bytes.append(0x5C); bytes.append(0x5C)
-            case 0x09: bytes.append(0x5C); bytes.append(0x74)
-            case 0x0A: bytes.append(0x5C); bytes.append(0x6E)
-            case 0x0D: bytes.append(0x5C); bytes.append(0x72)
-            default: bytes.append(b)
+        var s = s
+        s.withUTF8 { utf8 in
+            guard utf8.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else {
+                bytes.append(contentsOf: utf8)
+                return
+            }
+            for b in utf8 {
+                switch b {
+                case 0x5C: bytes.append(0x5C); bytes.append(0x5C)
+                case 0x09: bytes.append(0x5C); bytes.append(0x74)
+                case 0x0A: bytes.append(0x5C); bytes.append(0x6E)
+                case 0x0D: bytes.append(0x5C); bytes.append(0x72)
+                default: bytes.append(b)
+                }
             }
         }
     }
