@@ -65,6 +65,20 @@ struct PGCopyRows {
         rowStarted = false
         count += 1
     }
+
+    /// Ends a row's first columns without ending the row, for rows written ahead whose last columns are only
+    /// known later (`columns(_:)`). Returns where they end in `bytes`.
+    mutating func endFirstColumns() -> Int {
+        rowStarted = false
+        return bytes.count
+    }
+
+    /// Starts a row with columns another `PGCopyRows` wrote ahead (a range of its `bytes` that
+    /// `endFirstColumns` ended); the row's other columns and `endRow` follow.
+    mutating func columns(_ written: ArraySlice<UInt8>) {
+        separate()
+        bytes.append(contentsOf: written)
+    }
 }
 
 extension PostgresConnection {

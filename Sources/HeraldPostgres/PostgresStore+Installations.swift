@@ -100,6 +100,12 @@ extension PostgresStore {
         try? await database.withConnection { db in _ = try db.execute("ANALYZE installations, installation_tags") }
     }
 
+    /// Encodes every draft's rows as if it were new (`PostgresImportRows`), on the caller's thread.
+    public func prepareImport(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) -> PreparedImport {
+        let batch = PreparedImport(appID: appID, drafts: drafts, newIDs: newIDs, now: now)
+        return PreparedImport(appID: appID, drafts: drafts, newIDs: newIDs, now: now, encoded: PostgresImportRows(batch))
+    }
+
     /// Imports many installations in one transaction, with the same outcome as upserting each in order.
     /// Drafts that match no stored installation and share no installation id or token with an earlier
     /// draft go in together, by one COPY of installations and one of their tags (`insertNew`); the others
@@ -110,37 +116,33 @@ extension PostgresStore {
     /// (`installationsImported`). A database crash meanwhile can lose batches that were answered to the
     /// import but not yet to its client; the batch stays atomic (all of it or none), and the client, told of
     /// the failure, sends the file again (an import is an upsert).
-    public func importInstallations(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) async throws -> (created: Int, updated: Int) {
-        try await database.write { db in
+    public func importInstallations(_ batch: PreparedImport) async throws -> (created: Int, updated: Int) {
+        let encoded = batch.encoded as? PostgresImportRows ?? PostgresImportRows(batch)
+        return try await database.write { db in
+            let (appID, drafts, newIDs, now) = (batch.appID, batch.drafts, batch.newIDs, batch.now)
             _ = try db.execute("SET LOCAL synchronous_commit = off")
             try db.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text(Self.appLockKey(appID))])
             guard try Self.appExists(appID, db) else { throw StoreError.notFound }
             let takenIDs = Set(try db.all("SELECT installation_id FROM installations WHERE app_id = $1 AND installation_id = ANY($2::text[])",
-                                          [.text(appID), PGArray.text(drafts.compactMap(\.installationID))]) { $0.text(0) })
+                                          [.text(appID), encoded.installationIDs]) { $0.text(0) })
             let takenTokens = Set(try db.all("SELECT device_token FROM installations WHERE app_id = $1 AND device_token = ANY($2::text[])",
-                                             [.text(appID), PGArray.text(drafts.compactMap(\.deviceToken))]) { $0.text(0) })
+                                             [.text(appID), encoded.tokens]) { $0.text(0) })
             var seenIDs = Set<String>(), seenTokens = Set<String>()
-            var fresh: [InstallationRecord] = []
-            var freshTags: [[String]?] = []
+            var fresh: [Int] = []
             var created = 0, updated = 0
             func flush() throws {
                 guard !fresh.isEmpty else { return }
-                try Self.insertNew(fresh, tags: freshTags, db)
+                try Self.insertNew(fresh, of: encoded, db)
                 created += fresh.count
                 fresh.removeAll(keepingCapacity: true)
-                freshTags.removeAll(keepingCapacity: true)
             }
-            for (draft, newID) in zip(drafts, newIDs) {
+            for (i, (draft, newID)) in zip(drafts, newIDs).enumerated() {
                 let iidFree = draft.installationID.map { !takenIDs.contains($0) && !seenIDs.contains($0) } ?? true
                 let tokenFree = draft.deviceToken.map { !takenTokens.contains($0) && !seenTokens.contains($0) } ?? true
                 if let iid = draft.installationID { seenIDs.insert(iid) }
                 if let token = draft.deviceToken { seenTokens.insert(token) }
                 if iidFree && tokenFree {
-                    var r = InstallationRecord.new(appID: appID, installationID: draft.installationID ?? newID, id: newID,
-                                                   createdAt: draft.createdAt, now: now)
-                    r.apply(draft, now: now)
-                    fresh.append(r)
-                    freshTags.append(draft.tags)
+                    fresh.append(i)
                     continue
                 }
                 try flush()
@@ -152,39 +154,23 @@ extension PostgresStore {
         }
     }
 
-    /// New installations and their tags in two COPYs, whatever their number. Their `seq`s are taken from the
-    /// column's sequence first, in row order (registration order, as inserting one by one would), so the
-    /// tags' rows carry them directly. Before migration 9 the tags were joined to their installations by id,
-    /// and each row of both tables ran a foreign-key trigger: together about half of PostgreSQL's CPU per
-    /// imported installation.
-    static func insertNew(_ records: [InstallationRecord], tags: [[String]?], _ db: PostgresConnection) throws {
+    /// The drafts at `indices` of an encoded batch, new installations all, and their tags in two COPYs,
+    /// whatever their number. Their `seq`s are taken from the column's sequence first, in row order
+    /// (registration order, as inserting one by one would), so the tags' rows carry them directly. Before
+    /// migration 9 the tags were joined to their installations by id, and each row of both tables ran a
+    /// foreign-key trigger: together about half of PostgreSQL's CPU per imported installation.
+    static func insertNew(_ indices: [Int], of encoded: PostgresImportRows, _ db: PostgresConnection) throws {
         // The sequence by its name (the one PostgreSQL gives an identity column), a constant the parser resolves
         // once. Looked up by `pg_get_serial_sequence` in a subquery, the planner pulled the lookup into the loop
         // and ran it per number: 14 ms per 5,000 numbers instead of 2.
         let seqs = try db.all("SELECT nextval('installations_seq_seq') FROM generate_series(1, $1)",
-                              [.int(records.count)]) { $0.int64(0) }.sorted()
-        guard seqs.count == records.count else { throw PostgresError(message: "the installations sequence gave \(seqs.count) numbers for \(records.count) rows") }
-        var rows = PGCopyRows(reservingBytes: records.count * 256)
-        var tagRows = PGCopyRows(reservingBytes: records.count * 48)
-        for (r, (seq, list)) in zip(records, zip(seqs, tags)) {
-            rows.int(seq)
-            rows.text(r.installationID); rows.text(r.deviceToken); rows.text(r.environment); rows.text(r.topic)
-            rows.text(r.alias); rows.text(r.userID); rows.text(r.locale); rows.text(r.timeZone); rows.int(Int64(r.badge))
-            rows.text(r.appVersion); rows.text(r.osVersion); rows.text(r.deviceModel); rows.text(r.properties)
-            rows.bool(r.active); rows.text(r.inactiveReason); rows.double(r.inactiveAt?.timeIntervalSince1970)
-            rows.double(r.updatedAt.timeIntervalSince1970); rows.double(r.lastSeenAt.timeIntervalSince1970)
-            rows.double(r.tokenUpdatedAt.timeIntervalSince1970); rows.text(r.id); rows.text(r.appID)
-            rows.double(r.createdAt.timeIntervalSince1970)
-            rows.endRow()
-            for tag in Set(list ?? []) {
-                tagRows.text(r.appID); tagRows.text(tag); tagRows.int(seq)
-                tagRows.endRow()
-            }
-        }
+                              [.int(indices.count)]) { $0.int64(0) }.sorted()
+        guard seqs.count == indices.count else { throw PostgresError(message: "the installations sequence gave \(seqs.count) numbers for \(indices.count) rows") }
+        let (rows, tagRows) = encoded.rows(indices, seqs: seqs)
         try db.copy("""
-            COPY installations (seq, installation_id, device_token, environment, topic, alias, user_id, locale, time_zone,
+            COPY installations (installation_id, device_token, environment, topic, alias, user_id, locale, time_zone,
             badge, app_version, os_version, device_model, properties, active, inactive_reason, inactive_at, updated_at,
-            last_seen_at, token_updated_at, id, app_id, created_at) FROM STDIN
+            last_seen_at, token_updated_at, id, app_id, created_at, seq) FROM STDIN
             """, rows)
         if tagRows.count > 0 {
             try db.copy("COPY installation_tags (app_id, tag, seq) FROM STDIN", tagRows)

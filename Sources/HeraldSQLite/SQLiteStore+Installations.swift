@@ -58,10 +58,15 @@ extension SQLiteStore {
     /// indexes whatever the table's size.
     public func installationsImported(refreshingStatistics: Bool) async throws {}
 
+    /// Nothing ahead: SQLite's statements bind each row's values as they are written.
+    public func prepareImport(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) -> PreparedImport {
+        PreparedImport(appID: appID, drafts: drafts, newIDs: newIDs, now: now)
+    }
+
     /// Imports many installations in one transaction (`importBatch`); returns (created, updated).
-    public func importInstallations(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) async throws -> (created: Int, updated: Int) {
+    public func importInstallations(_ batch: PreparedImport) async throws -> (created: Int, updated: Int) {
         try await database.write { db in
-            try Self.importBatch(appID: appID, drafts: drafts, newIDs: newIDs, now: now, db)
+            try Self.importBatch(appID: batch.appID, drafts: batch.drafts, newIDs: batch.newIDs, now: batch.now, db)
         }
     }
 

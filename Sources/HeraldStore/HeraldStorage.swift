@@ -63,11 +63,16 @@ public protocol HeraldStorage: Sendable {
     /// to one another row has throws `.conflict`. Idempotent: the same draft twice leaves the same row.
     func upsertInstallation(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String,
                             now: Date) async throws -> (InstallationRecord, created: Bool)
-    /// `upsertInstallation` for each draft (matched by installation id then token), all in one transaction:
-    /// a batch is stored whole or not at all, and visible to every reader once this returns. It may not be
-    /// on disk yet: a store may commit import batches without waiting for the disk, and waits once, in
-    /// `installationsImported`, for all of them. Returns how many rows were created and updated.
-    func importInstallations(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) async throws -> (created: Int, updated: Int)
+    /// The part of an import batch's work that needs no database (building rows, encoding them), done
+    /// ahead of `importInstallations` and on the caller's thread, so that an importer can do it while the
+    /// previous batch is written. Reads and writes nothing; a store with nothing to do ahead keeps the drafts.
+    func prepareImport(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) -> PreparedImport
+    /// `upsertInstallation` for each draft of the batch (matched by installation id then token), in order, all
+    /// in one transaction: a batch is stored whole or not at all, and visible to every reader once this
+    /// returns. It may not be on disk yet: a store may commit import batches without waiting for the disk,
+    /// and waits once, in `installationsImported`, for all of them. Returns how many rows were created and
+    /// updated.
+    func importInstallations(_ batch: PreparedImport) async throws -> (created: Int, updated: Int)
     /// Says that an import has ended, whole or broken off, after writing some installations. Once this returns,
     /// every batch `importInstallations` returned is durable (it survives a crash of the database server);
     /// an error means that may not be so. With `refreshingStatistics` (a large import), a store whose query
@@ -317,4 +322,11 @@ public protocol HeraldStorage: Sendable {
 /// A running `watchForWork`; `stop()` ends it and waits until `onWork` is no longer called.
 public protocol WorkWatch: Sendable {
     func stop() async
+}
+
+extension HeraldStorage {
+    /// One import batch prepared and written at once, for callers that have nothing to overlap it with.
+    public func importInstallations(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) async throws -> (created: Int, updated: Int) {
+        try await importInstallations(prepareImport(appID: appID, drafts: drafts, newIDs: newIDs, now: now))
+    }
 }

@@ -49,8 +49,8 @@ struct TransferAPI {
             if let record { error["record"] = .int(record) }
             errors.append(.object(error))
         }
-        // One batch is stored while the next is parsed (the store's writer and the parser each have a core);
-        // batches still go in one after the other, in the file's order, and at most two are held.
+        // One batch is stored while the next is parsed and prepared (the store's writer and the parser each have
+        // a core); batches still go in one after the other, in the file's order, and at most two are held.
         var storing: Task<(created: Int, updated: Int), Error>?
         func stored() async throws {
             guard let task = storing else { return }
@@ -61,9 +61,15 @@ struct TransferAPI {
         }
         func flush() async throws {
             guard !batch.isEmpty else { return }
-            try await stored()
             let (drafts, kept) = (batch, keptIDs)
-            storing = Task { [installations] in try await installations.importBatch(appID: appID, drafts, keepingIDs: kept) }
+            // A batch whose installations all get new ids is prepared (its rows encoded) before the previous
+            // batch is done; ids to keep (a LeanCloud export's) are checked against the store after it.
+            let prepared = kept.isEmpty ? try installations.prepareImport(appID: appID, drafts) : nil
+            try await stored()
+            storing = Task { [installations] in
+                if let prepared { return try await installations.importBatch(prepared) }
+                return try await installations.importBatch(appID: appID, drafts, keepingIDs: kept)
+            }
             batch.removeAll(keepingCapacity: true)
             keptIDs.removeAll(keepingCapacity: true)
         }

@@ -25,15 +25,33 @@ struct InstallationsService: Sendable {
     /// the batch) gets a new id instead; a draft that updates an installation keeps the id that one has.
     func importBatch(appID: String, _ drafts: [InstallationDraft], keepingIDs: [String?] = []) async throws -> (created: Int, updated: Int) {
         guard !drafts.isEmpty else { return (0, 0) }
-        if let i = drafts.firstIndex(where: { $0.installationID == nil && $0.deviceToken == nil }) {
-            throw ServiceError.missing("installationId", "Draft \(i) has neither installationId nor deviceToken.")
-        }
+        try Self.checkKeys(drafts)
         var taken = try await env.store.installationIDsInUse(keepingIDs.compactMap { $0 })
         let newIDs = drafts.indices.map { i -> String in
             guard i < keepingIDs.count, let id = keepingIDs[i], taken.insert(id).inserted else { return InstallationRecord.newID() }
             return id
         }
         return try await env.store.importInstallations(appID: appID, drafts: drafts, newIDs: newIDs, now: env.clock.now())
+    }
+
+    /// A batch whose new installations all get new ids, prepared for `importBatch(_:)` without touching the
+    /// store (`HeraldStorage.prepareImport`): an importer does this while the previous batch is written.
+    func prepareImport(appID: String, _ drafts: [InstallationDraft]) throws -> PreparedImport {
+        try Self.checkKeys(drafts)
+        return env.store.prepareImport(appID: appID, drafts: drafts, newIDs: drafts.map { _ in InstallationRecord.newID() },
+                                       now: env.clock.now())
+    }
+
+    /// One prepared batch of an import, in one transaction, as `importBatch(appID:_:keepingIDs:)`.
+    func importBatch(_ batch: PreparedImport) async throws -> (created: Int, updated: Int) {
+        guard !batch.drafts.isEmpty else { return (0, 0) }
+        return try await env.store.importInstallations(batch)
+    }
+
+    private static func checkKeys(_ drafts: [InstallationDraft]) throws {
+        if let i = drafts.firstIndex(where: { $0.installationID == nil && $0.deviceToken == nil }) {
+            throw ServiceError.missing("installationId", "Draft \(i) has neither installationId nor deviceToken.")
+        }
     }
 
     /// An import that wrote at least this many installations has the store refresh its planner's
