@@ -8,12 +8,23 @@ import HeraldStore
 final class PostgresDatabase: Sendable {
     /// A pooled connection and the queue it runs on. `connection` is only touched on `queue` (it is nil until
     /// first use), which is why the slot is `@unchecked Sendable`.
-    private final class Slot: @unchecked Sendable {
+    fileprivate final class Slot: @unchecked Sendable {
         let queue: DispatchQueue
         var connection: PostgresConnection?
         init(index: Int, connection: PostgresConnection?) {
             queue = DispatchQueue(label: "herald.postgres.\(index)")
             self.connection = connection
+        }
+
+        /// The slot's connection, opened (again) if it is not; only on `queue`.
+        func open(_ conninfo: String) throws -> PostgresConnection {
+            if let open = connection {
+                try open.ensureOpen()
+                return open
+            }
+            let opened = try PostgresConnection(conninfo: conninfo)
+            connection = opened
+            return opened
         }
     }
 
@@ -75,19 +86,18 @@ final class PostgresDatabase: Sendable {
         let conninfo = self.conninfo
         return try await withCheckedThrowingContinuation { continuation in
             slot.queue.async {
-                continuation.resume(with: Result {
-                    let connection: PostgresConnection
-                    if let open = slot.connection {
-                        connection = open
-                        try connection.ensureOpen()
-                    } else {
-                        connection = try PostgresConnection(conninfo: conninfo)
-                        slot.connection = connection
-                    }
-                    return try body(connection)
-                })
+                continuation.resume(with: Result { try body(try slot.open(conninfo)) })
             }
         }
+    }
+
+    /// Lends a connection that is idle right now to a caller already running on another connection's queue,
+    /// for work beside its transaction (`PostgresStore.importInstallations` writes half a batch on it); nil
+    /// when none is idle. Never waits: callers that each hold a connection and waited for a second could
+    /// wait forever once every connection is held that way.
+    func lendIdle() -> SideConnection? {
+        guard let index = state.withLock({ $0.idle.popLast() }) else { return nil }
+        return SideConnection(slot: slots[index], conninfo: conninfo) { [self] in release(index) }
     }
 
     /// Runs `body` in one read-committed write transaction. A transaction that lost a serialization race
@@ -133,6 +143,65 @@ final class PostgresDatabase: Sendable {
                     continuation.resume()
                 }
             }
+        }
+    }
+}
+
+/// A connection lent by `PostgresDatabase.lendIdle` beside the one its borrower runs on. Its libpq calls
+/// run on its own queue, as every connection's do; the borrower waits for them on its own connection's
+/// queue, never on the cooperative pool. `giveBack()` exactly once.
+final class SideConnection: Sendable {
+    private let slot: PostgresDatabase.Slot
+    private let conninfo: String
+    private let release: @Sendable () -> Void
+
+    fileprivate init(slot: PostgresDatabase.Slot, conninfo: String, release: @escaping @Sendable () -> Void) {
+        self.slot = slot
+        self.conninfo = conninfo
+        self.release = release
+    }
+
+    /// Runs `body` on this connection and waits for it.
+    func run<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try slot.queue.sync { try body(try slot.open(conninfo)) }
+    }
+
+    /// Starts `body` on this connection and returns at once; `Pending.wait()` waits for it to end.
+    func start(_ body: @escaping @Sendable (PostgresConnection) throws -> Void) -> Pending {
+        let pending = Pending()
+        let (slot, conninfo) = (self.slot, self.conninfo)
+        slot.queue.async {
+            do {
+                try body(try slot.open(conninfo))
+                pending.finish(nil)
+            } catch {
+                pending.finish(error)
+            }
+        }
+        return pending
+    }
+
+    func giveBack() { release() }
+
+    /// Work started on a side connection. The semaphore orders `finish` before what follows `wait`, which
+    /// may be called again (it then returns, or throws, at once).
+    final class Pending: @unchecked Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private var error: (any Error)?
+        private var waited = false
+
+        fileprivate func finish(_ error: (any Error)?) {
+            self.error = error
+            done.signal()
+        }
+
+        /// Only from the one thread that started the work.
+        func wait() throws {
+            if !waited {
+                done.wait()
+                waited = true
+            }
+            if let error { throw error }
         }
     }
 }

@@ -63,6 +63,9 @@ public protocol HeraldStorage: Sendable {
     /// to one another row has throws `.conflict`. Idempotent: the same draft twice leaves the same row.
     func upsertInstallation(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String,
                             now: Date) async throws -> (InstallationRecord, created: Bool)
+    /// How many installations an importer gives `importInstallations` at a time: what one transaction of an
+    /// import writes, and so what registrations that wait for it wait behind.
+    var importBatchSize: Int { get }
     /// The part of an import batch's work that needs no database (building rows, encoding them), done
     /// ahead of `importInstallations` and on the caller's thread, so that an importer can do it while the
     /// previous batch is written. Reads and writes nothing; a store with nothing to do ahead keeps the drafts.

@@ -11,7 +11,7 @@ import HeraldHTTP
         let t = try await TestService(store: store)
         let app = try await t.createApp()
         // More lines than one stored batch, so the ids of several batches are compared.
-        let count = TransferAPI.batchSize + 500
+        let count = t.service.store.importBatchSize + 500
         let lines = (0..<count).map { #"{"deviceToken":"\#(token($0 + 1))","tags":["t\#($0 % 3)"]}"# }.joined(separator: "\n")
         let imported = await t.call("POST", "/v1/installations/import", key: app.master, raw: Array(lines.utf8))
         #expect(imported.body["created"] == .int(count) && imported.body["failed"] == 0, "\(imported.text)")

@@ -8,7 +8,7 @@ import Testing
 @Suite struct StorageBulkImportTests {
     /// Drafts with every field set to text the COPY format (and array literals) must carry unchanged, tags
     /// or none, and some that match an earlier draft of the batch (same installation id, same token).
-    static func drafts(_ count: Int) -> [InstallationDraft] {
+    static func drafts(_ count: Int, repeating: Bool = true) -> [InstallationDraft] {
         let awkward = ["tab\there", "new\nline", "cr\rhere", "back\\slash", "\\N", "quote\"s", "{brace,comma}", "日本語 ✓", "NULL", ""]
         return (0..<count).map { i in
             let word = awkward[i % awkward.count]
@@ -16,8 +16,8 @@ import Testing
             // id carries quotes, a backslash and a comma, which a store's array literal must escape: draft 300
             // (the second batch's first) repeats draft 297's, so the store must find it among the stored rows.
             func iid(_ j: Int) -> String { j % 10 == 7 ? "iid-\(j) \"q\" \\b,{}" : "iid-\(j)" }
-            let iid = i % 7 == 6 ? iid(i - 3) : iid(i)
-            let token = i % 11 == 10 ? String(format: "%064x", i - 5) : String(format: "%064x", i)
+            let iid = repeating && i % 7 == 6 ? iid(i - 3) : iid(i)
+            let token = repeating && i % 11 == 10 ? String(format: "%064x", i - 5) : String(format: "%064x", i)
             var d = InstallationDraft(installationID: iid, deviceToken: token, environment: i % 2 == 0 ? "sandbox" : "production")
             d.tags = i % 3 == 0 ? nil : ["all", word, "n\(i % 5)"]
             d.alias = .some(i % 4 == 0 ? nil : "alias \(word)")
@@ -80,5 +80,47 @@ import Testing
         #expect(tagged.alias == "alias new\nline")
         #expect(tagged.userID == "user\t1")
         #expect(try await store.tags(appID: "app1", after: nil, limit: 100).map(\.tag) == store.tags(appID: "app2", after: nil, limit: 100).map(\.tag))
+    }
+
+    /// A large batch of new installations only, which PostgreSQL writes in two halves on two connections
+    /// at once, leaves what upserting each in order leaves, in the same (registration) order.
+    @Test(arguments: StoreKind.available) func aLargeBatchOfNewInstallationsLeavesWhatUpsertingEachLeaves(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
+        try await makeApp(store)
+        try await makeApp(store, id: "app2")
+        let drafts = Self.drafts(1_500, repeating: false)
+        let result = try await store.importInstallations(appID: "app1", drafts: drafts, newIDs: drafts.indices.map { "a-\($0)" }, now: t0)
+        #expect(result.created == 1_500 && result.updated == 0)
+        for (i, draft) in drafts.enumerated() {
+            _ = try await store.upsertInstallation(appID: "app2", draft: draft, match: .installationIDOrToken, newID: "b-\(i)", now: t0)
+        }
+        let imported = try await Self.everyInstallation(store, app: "app1")
+        let registered = try await Self.everyInstallation(store, app: "app2")
+        #expect(imported.count == 1_500 && registered.count == 1_500)
+        #expect(imported.map(\.id) == drafts.indices.map { "a-\($0)" }, "in the file's order")
+        for (a, b) in zip(imported, registered) {
+            var b = b
+            b.id = a.id; b.seq = a.seq; b.appID = a.appID
+            #expect(a == b)
+        }
+    }
+
+    /// A batch is stored whole or not at all, also when PostgreSQL writes it in two halves: a row the
+    /// database refuses (text holding a NUL byte, which PostgreSQL's text cannot) in either half leaves
+    /// nothing of the batch.
+    @Test(arguments: StoreKind.available) func aLargeBatchIsStoredWholeOrNotAtAll(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
+        try await makeApp(store)
+        for (round, refused) in [100, 1_400].enumerated() {   // in the first half, then in the second
+            var drafts = Self.drafts(1_500, repeating: false)
+            for i in drafts.indices { drafts[i].deviceToken = String(format: "%064x", 1_000_000 * (round + 1) + i) }
+            for i in drafts.indices { drafts[i].installationID = "round\(round)-\(i)" }
+            drafts[refused].alias = .some("a NUL \u{0} here")
+            let before = try await store.installationCount(appID: "app1")
+            let result = try? await store.importInstallations(appID: "app1", drafts: drafts, newIDs: drafts.indices.map { "r\(round)-\($0)" }, now: t0)
+            let after = try await store.installationCount(appID: "app1")
+            #expect(after == before + (result == nil ? 0 : 1_500), "whole or nothing (round \(round))")
+            if kind == .postgres { #expect(result == nil, "PostgreSQL refuses the NUL (round \(round))") }
+        }
     }
 }

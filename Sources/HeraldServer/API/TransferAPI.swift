@@ -5,12 +5,11 @@ import HeraldStore
 /// Bulk import and export of installations over REST (`InstallationsService.importBatch` and `query`), as
 /// JSON lines (one installation object per line, the same shape the API returns) or CSV (one column per
 /// field; tags space-separated; properties as JSON text). Export streams page by page; import reads its body as it arrives (the file is never held whole) and
-/// commits in batches of `batchSize` per transaction. An export imports back unchanged into another app or
+/// commits in batches of the store's `importBatchSize` per transaction. An export imports back unchanged into another app or
 /// server.
 struct TransferAPI {
     let env: ServiceEnvironment
     let installations: InstallationsService
-    static let batchSize = 5_000
     static let csvColumns = ["installationId", "deviceToken", "environment", "topic", "tags", "alias", "userId", "locale", "timeZone",
                              "badge", "appVersion", "osVersion", "deviceModel", "properties", "active", "inactiveReason", "inactiveAt"]
 
@@ -40,6 +39,7 @@ struct TransferAPI {
         let format = try format(ctx)
         var errors: [JSON] = []
         var failed = 0, created = 0, updated = 0, skipped = 0
+        let batchSize = env.store.importBatchSize
         var batch: [InstallationDraft] = []
         var keptIDs: [String?] = []
         func reject(_ line: Int, _ message: String, field: String? = nil, record: Int? = nil) {
@@ -139,13 +139,13 @@ struct TransferAPI {
                 if format == .leancloud {
                     for record in objects.push(piece) {
                         takeLeanCloud(record)
-                        if batch.count >= Self.batchSize { try await flush() }
+                        if batch.count >= batchSize { try await flush() }
                     }
                     continue
                 }
                 for record in splitter.push(piece) {
                     try take(record)
-                    if batch.count >= Self.batchSize { try await flush() }
+                    if batch.count >= batchSize { try await flush() }
                 }
             }
         } catch let error as HTTPBodyError {
