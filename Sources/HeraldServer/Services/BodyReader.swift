@@ -91,7 +91,13 @@ struct BodyReader {
 /// Field rules shared by installations, pushes and import.
 enum Rules {
     static func validTag(_ tag: String) -> Bool {
-        !tag.isEmpty && tag.utf8.count <= 64 && tag.unicodeScalars.allSatisfy { s in
+        guard !tag.isEmpty && tag.utf8.count <= 64 else { return false }
+        // ASCII first, byte by byte (its whitespace is 0x09-0x0D and the space); Unicode's whitespace
+        // property, looked up per scalar, was 4% of an import's CPU.
+        if tag.utf8.allSatisfy({ $0 < 0x80 }) {
+            return tag.utf8.allSatisfy { $0 > 0x20 && $0 != UInt8(ascii: ",") && $0 != 0x7F }
+        }
+        return tag.unicodeScalars.allSatisfy { s in
             !(s.properties.isWhitespace || s.value < 0x20 || s == "," || s == "\u{7f}")
         }
     }
