@@ -72,7 +72,9 @@ public protocol HeraldStorage: Sendable {
     func prepareImport(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) -> PreparedImport
     /// `upsertInstallation` for each draft of the batch (matched by installation id then token), in order, all
     /// in one transaction: a batch is stored whole or not at all, and visible to every reader once this
-    /// returns. It may not be on disk yet: a store may commit import batches without waiting for the disk,
+    /// returns. (One exception, on PostgreSQL: a large batch of new installations only is written in two
+    /// halves on two connections, and if the database is lost between their two commits the second half,
+    /// whole, stays; sending the batch again completes it. `PostgresStore.insertNewInHalves`.) It may not be on disk yet: a store may commit import batches without waiting for the disk,
     /// and waits once, in `installationsImported`, for all of them. Returns how many rows were created and
     /// updated.
     func importInstallations(_ batch: PreparedImport) async throws -> (created: Int, updated: Int)
