@@ -19,14 +19,18 @@ struct PostgresImportRows: Sendable {
     let tokens: SQLValue
 
     init(_ batch: PreparedImport) {
-        installationIDs = PGArray.text(batch.drafts.compactMap(\.installationID))
-        tokens = PGArray.text(batch.drafts.compactMap(\.deviceToken))
-        installations = PGCopyRows(reservingBytes: batch.drafts.count * 256)
-        tags = PGCopyRows(reservingBytes: batch.drafts.count * 40)
-        for (draft, newID) in zip(batch.drafts, batch.newIDs) {
-            var r = InstallationRecord.new(appID: batch.appID, installationID: draft.installationID ?? newID, id: newID,
-                                           createdAt: draft.createdAt, now: batch.now)
-            r.apply(draft, now: batch.now)
+        self.init(appID: batch.appID, drafts: batch.drafts, newIDs: batch.newIDs, now: batch.now)
+    }
+
+    init(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) {
+        installationIDs = PGArray.text(drafts.compactMap(\.installationID))
+        tokens = PGArray.text(drafts.compactMap(\.deviceToken))
+        installations = PGCopyRows(reservingBytes: drafts.count * 256)
+        tags = PGCopyRows(reservingBytes: drafts.count * 40)
+        for (draft, newID) in zip(drafts, newIDs) {
+            var r = InstallationRecord.new(appID: appID, installationID: draft.installationID ?? newID, id: newID,
+                                           createdAt: draft.createdAt, now: now)
+            r.apply(draft, now: now)
             installations.text(r.installationID); installations.text(r.deviceToken); installations.text(r.environment)
             installations.text(r.topic); installations.text(r.alias); installations.text(r.userID); installations.text(r.locale)
             installations.text(r.timeZone); installations.int(Int64(r.badge)); installations.text(r.appVersion)

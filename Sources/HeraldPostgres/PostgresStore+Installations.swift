@@ -109,21 +109,22 @@ extension PostgresStore {
 
     /// Encodes every draft's rows as if it were new (`PostgresImportRows`), on the caller's thread.
     public func prepareImport(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) -> PreparedImport {
-        let batch = PreparedImport(appID: appID, drafts: drafts, newIDs: newIDs, now: now)
-        return PreparedImport(appID: appID, drafts: drafts, newIDs: newIDs, now: now, encoded: PostgresImportRows(batch))
+        PreparedImport(appID: appID, drafts: drafts, newIDs: newIDs, now: now,
+                       encoded: PostgresImportRows(appID: appID, drafts: drafts, newIDs: newIDs, now: now))
     }
 
     /// Imports many installations in one transaction, with the same outcome as upserting each in order.
     /// Drafts that match no stored installation and share no installation id or token with an earlier
-    /// draft go in together, by one COPY of installations and one of their tags (`copy`), on two connections at once for a large
-    /// batch of new installations only (`insertNewInHalves`); the others
-    /// take the one-by-one path. Holds the app's lock alone; an app deleted meanwhile is `notFound`.
+    /// draft go in together, by one COPY of installations and one of their tags (`copy`); the others take
+    /// the one-by-one path. A large batch of new installations only is written in two halves on two
+    /// connections at once (`insertNewInHalves`). Holds the app's lock alone; an app deleted meanwhile is
+    /// `notFound`.
     ///
     /// The commit does not wait for the WAL to reach disk (`synchronous_commit` off for this transaction):
     /// that wait was a sixth of a batch's time, and the import waits once instead, at its end
     /// (`installationsImported`). A database crash meanwhile can lose batches that were answered to the
-    /// import but not yet to its client; the batch stays atomic (all of it or none), and the client, told of
-    /// the failure, sends the file again (an import is an upsert).
+    /// import but not yet to its client; a batch is still lost whole (or, written in halves, half by whole
+    /// half), and the client, told of the failure, sends the file again (an import is an upsert).
     public func importInstallations(_ batch: PreparedImport) async throws -> (created: Int, updated: Int) {
         let encoded = batch.encoded as? PostgresImportRows ?? PostgresImportRows(batch)
         let database = self.database

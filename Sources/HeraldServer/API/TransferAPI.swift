@@ -4,9 +4,9 @@ import HeraldStore
 
 /// Bulk import and export of installations over REST (`InstallationsService.importBatch` and `query`), as
 /// JSON lines (one installation object per line, the same shape the API returns) or CSV (one column per
-/// field; tags space-separated; properties as JSON text). Export streams page by page; import reads its body as it arrives (the file is never held whole) and
-/// commits in batches of the store's `importBatchSize` per transaction. An export imports back unchanged into another app or
-/// server.
+/// field; tags space-separated; properties as JSON text). Export streams page by page; import reads its
+/// body as it arrives (the file is never held whole) and commits in batches of the store's
+/// `importBatchSize` per transaction. An export imports back unchanged into another app or server.
 struct TransferAPI {
     let env: ServiceEnvironment
     let installations: InstallationsService
