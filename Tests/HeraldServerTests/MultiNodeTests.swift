@@ -264,21 +264,13 @@ extension MultiNodeTests {
 
         @discardableResult
         static func run(_ arguments: [String]) throws -> String {
-            // posix_spawn and waitpid, not Foundation's Process: the server the script starts would inherit
-            // the descriptor Process watches for the child's exit, and the wait would last until it stops.
+            // `ChildProcess`, with standard output to a file rather than a pipe: the server the script starts
+            // outlives it and would hold a pipe open. The child inherits no other descriptor, so neither does
+            // that server: a socket of a test running meanwhile, kept open in it, would never close or reset
+            // (`StreamConnectionResetTests` waited in vain for the reset of a socket it had closed).
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("herald-pg-out-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: file) }
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 1, file.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-            let argv = ([script] + arguments).map { strdup($0) } + [nil]
-            defer { for p in argv { free(p) } }
-            var pid = pid_t()
-            guard posix_spawn(&pid, script, &actions, nil, argv, environ) == 0 else { throw TestFailure("cannot run \(script)") }
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            let status = try ChildProcess(script, arguments, output: .file(file.path), error: .discard).waitForExit()
             guard status == 0 else { throw TestFailure("postgres-test.sh \(arguments) failed (\(status))") }
             return try String(contentsOf: file, encoding: .utf8)
         }
