@@ -1,6 +1,7 @@
 import Foundation
 import HeraldStore
 internal import CSQLite
+internal import CHeraldShims
 
 /// One SQLite connection. Not thread-safe by itself: `SQLiteDatabase` confines each connection to its own
 /// serial queue, which is why it is `@unchecked Sendable`. Prepared statements are cached by SQL text, so
@@ -10,7 +11,11 @@ public final class SQLiteConnection: @unchecked Sendable {
     private var statements: [StatementKey: SQLiteStatement] = [:]
     public let path: String
 
+    /// Set before the process's first connection, once (`herald_sqlite_disable_memory_status`).
+    private static let configured: Void = { _ = herald_sqlite_disable_memory_status() }()
+
     init(path: String, busyTimeoutMilliseconds: Int32) throws {
+        Self.configured
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
@@ -66,6 +71,23 @@ public final class SQLiteConnection: @unchecked Sendable {
         while rc == SQLITE_ROW { rc = sqlite3_step(stmt.handle) }
         guard rc == SQLITE_DONE else { throw error(rc, sql: sql) }
         return Int(sqlite3_changes(handle))
+    }
+
+    /// Runs one statement with `values` of `arena` bound in place as its first parameters, then `trailing`
+    /// (a value known only now, such as a row id); returns the number of rows changed.
+    @discardableResult
+    func execute(_ sql: String, arena: SQLiteBindArena, values: Range<Int>, trailing: Int64? = nil) throws -> Int {
+        let stmt = try statement(sql)
+        return try arena.bytes.withUnsafeBufferPointer { bytes in
+            defer { stmt.reset() }   // while the bytes SQLite points at are still lent
+            var bindRC = stmt.bind(arena.values[values], base: bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+            if bindRC == SQLITE_OK, let trailing { bindRC = sqlite3_bind_int64(stmt.handle, Int32(values.count + 1), trailing) }
+            guard bindRC == SQLITE_OK else { throw error(bindRC, sql: sql) }
+            var rc = sqlite3_step(stmt.handle)
+            while rc == SQLITE_ROW { rc = sqlite3_step(stmt.handle) }
+            guard rc == SQLITE_DONE else { throw error(rc, sql: sql) }
+            return Int(sqlite3_changes(handle))
+        }
     }
 
     /// Runs a query and calls `row` for each result row, in order.

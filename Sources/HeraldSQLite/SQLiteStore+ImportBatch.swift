@@ -31,47 +31,31 @@ extension SQLiteStore {
 
     /// An import batch with the outcome of upserting each draft in order, in the caller's transaction. Drafts
     /// that match no stored installation and share no installation id or token with an earlier draft of
-    /// the batch (a first import: all of them) go in by prepared inserts (`insertNew`), found new by two
-    /// indexed look-ups for the whole batch; the others take the one-by-one upsert. Each row is written
-    /// as it is met, in the file's order, rather than gathered first: a batch's array of records grew by
-    /// doubling to megabytes, and those freed large blocks were much of the import's peak memory.
-    static func importBatch(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date,
-                            _ db: SQLiteConnection) throws -> (created: Int, updated: Int) {
+    /// the batch (a first import: all of them) go in by prepared inserts of the rows encoded ahead
+    /// (`SQLiteImportRows.insert`), found new by two indexed look-ups for the whole batch; the others take
+    /// the one-by-one upsert. Each row is written as it is met, in the file's order, rather than gathered
+    /// first: a batch's array of records grew by doubling to megabytes, and those freed large blocks were
+    /// much of the import's peak memory.
+    static func importBatch(_ batch: PreparedImport, rows: SQLiteImportRows, _ db: SQLiteConnection) throws -> (created: Int, updated: Int) {
         let takenIDs = Set(try db.all("""
             SELECT installation_id FROM installations WHERE app_id = ?1 AND installation_id IN (SELECT value FROM json_each(?2))
-            """, [.text(appID), jsonArray(drafts.compactMap(\.installationID))]) { $0.text(0) })
+            """, [.text(batch.appID), rows.installationIDs]) { $0.text(0) })
         let takenTokens = Set(try db.all("""
             SELECT device_token FROM installations WHERE app_id = ?1 AND device_token IN (SELECT value FROM json_each(?2))
-            """, [.text(appID), jsonArray(drafts.compactMap(\.deviceToken))]) { $0.text(0) })
-        var seenIDs = Set<String>(), seenTokens = Set<String>()
+            """, [.text(batch.appID), rows.tokens]) { $0.text(0) })
         var created = 0, updated = 0
-        for (draft, newID) in zip(drafts, newIDs) {
-            let iidFree = draft.installationID.map { !takenIDs.contains($0) && seenIDs.insert($0).inserted } ?? true
-            let tokenFree = draft.deviceToken.map { !takenTokens.contains($0) && seenTokens.insert($0).inserted } ?? true
-            if iidFree && tokenFree {
-                var r = InstallationRecord.new(appID: appID, installationID: draft.installationID ?? newID, id: newID,
-                                               createdAt: draft.createdAt, now: now)
-                r.apply(draft, now: now)
-                try insertNew(r, tags: draft.tags, db)
+        for (i, (draft, newID)) in zip(batch.drafts, batch.newIDs).enumerated() {
+            if rows.firstOfBatch[i], takenIDs.isEmpty || !(draft.installationID.map(takenIDs.contains) ?? false),
+               takenTokens.isEmpty || !(draft.deviceToken.map(takenTokens.contains) ?? false) {
+                try rows.insert(i, db)
                 created += 1
                 continue
             }
             // An earlier draft of the batch may be what this one updates: it is already written.
-            let (_, isNew) = try upsert(appID: appID, draft: draft, match: .installationIDOrToken, newID: newID, now: now, db, loadTags: false)
+            let (_, isNew) = try upsert(appID: batch.appID, draft: draft, match: .installationIDOrToken, newID: newID, now: batch.now,
+                                        db, loadTags: false)
             if isNew { created += 1 } else { updated += 1 }
         }
         return (created, updated)
-    }
-
-    /// A new installation and its tags, a prepared single-row statement each: the row's `seq` is then the
-    /// connection's last insert rowid, with no read-back (a multi-row `INSERT ... RETURNING` had to map
-    /// returned ids back to their rows), and SQLite's per-statement cost is small next to the index work.
-    static func insertNew(_ r: InstallationRecord, tags list: [String]?, _ db: SQLiteConnection) throws {
-        try db.execute(insertInstallation, insertValues(r))
-        guard let list, !list.isEmpty else { return }
-        let seq = SQLValue.integer(db.lastInsertRowID)
-        for tag in list.count == 1 ? list : Array(Set(list)) {
-            try db.execute("INSERT INTO installation_tags (app_id, tag, seq) VALUES (?, ?, ?)", [.text(r.appID), .text(tag), seq])
-        }
     }
 }

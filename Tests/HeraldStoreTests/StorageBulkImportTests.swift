@@ -126,6 +126,10 @@ import Testing
             let after = try await store.installationCount(appID: "app1")
             #expect(after == before + (result == nil ? 0 : 1_500), "whole or nothing (round \(round))")
             if kind == .postgres { #expect(result == nil, "PostgreSQL refuses the NUL (round \(round))") }
+            if kind == .sqlite {   // which takes the NUL and what follows it, bound from the batch's prepared rows
+                let stored = try await store.installation(appID: "app1", id: "r\(round)-\(refused)")
+                #expect(stored?.alias == "a NUL \u{0} here")
+            }
         }
     }
 }

@@ -1,0 +1,66 @@
+import HeraldStore
+internal import CSQLite
+
+/// Statement parameters for many rows, encoded ahead of the transaction that binds them: every text in one
+/// byte buffer, bound in place. `SQLiteStatement.bind(_:)` hands SQLite each text to copy (a `malloc`, a
+/// `memcpy` and a `free` per value, on the writer's thread); values bound from an arena are not copied,
+/// because the arena outlives the statement's step (`SQLiteConnection.execute(_:arena:values:)`).
+struct SQLiteBindArena: Sendable {
+    enum Value: Sendable {
+        case null
+        case integer(Int64)
+        case real(Double)
+        /// `count` bytes at `start` in `bytes` (followed by a NUL, as SQLite prefers). 32 bits each keep a
+        /// value in 16 bytes: a batch holds tens of thousands of them.
+        case text(start: UInt32, count: UInt32)
+    }
+
+    private(set) var bytes: [UInt8] = []
+    private(set) var values: [Value] = []
+
+    init(reservingBytes: Int = 0, values: Int = 0) {
+        bytes.reserveCapacity(reservingBytes)
+        self.values.reserveCapacity(values)
+    }
+
+    mutating func append(_ value: SQLValue) {
+        switch value {
+        case .null: values.append(.null)
+        case .integer(let v): values.append(.integer(v))
+        case .real(let v): values.append(.real(v))
+        case .text(let s): append(text: s)
+        case .blob: preconditionFailure("an arena holds no blobs: bind them with SQLiteStatement.bind")
+        }
+    }
+
+    mutating func append(text: String) {
+        let start = bytes.count
+        bytes.append(contentsOf: text.utf8)
+        precondition(bytes.count < UInt32.max, "an arena holds less than 4 GiB")
+        values.append(.text(start: UInt32(start), count: UInt32(bytes.count - start)))
+        bytes.append(0)
+    }
+}
+
+extension SQLiteStatement {
+    /// Binds `values` of `arena` (whose bytes start at `base`) to parameters 1, 2, ... without copying
+    /// texts: `base` must stay valid until the statement is reset.
+    func bind(_ values: ArraySlice<SQLiteBindArena.Value>, base: UnsafePointer<UInt8>) -> Int32 {
+        for (offset, value) in zip(0..., values) {
+            let index = Int32(offset + 1)
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(handle, index)
+            case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
+            case .real(let v): rc = sqlite3_bind_double(handle, index, v)
+            case let .text(start, count):
+                // A nil destructor is SQLITE_STATIC: SQLite reads the bytes where they are.
+                rc = (base + Int(start)).withMemoryRebound(to: CChar.self, capacity: Int(count) + 1) {
+                    sqlite3_bind_text(handle, index, $0, Int32(count), nil)
+                }
+            }
+            if rc != SQLITE_OK { return rc }
+        }
+        return SQLITE_OK
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+@testable import HeraldSQLite
+import HeraldStore
+
+/// Parameters bound in place from an arena (the import's rows, encoded ahead) must store exactly what
+/// `SQLiteConnection.execute(_:_:)`, which hands SQLite copies, stores: every kind of value, texts that are
+/// empty, not ASCII or hold a NUL byte, and a trailing value bound after the arena's.
+@Suite struct SQLiteBindArenaTests {
+    @Test func valuesBoundInPlaceReadBackAsBoundByCopy() async throws {
+        let (db, _) = try await WALCheckpointTests.makeDatabase()
+        let rows: [[SQLValue]] = [
+            [.text("plain"), .integer(-7), .real(1.5), .null],
+            [.text(""), .integer(Int64.max), .real(-0.25), .text("日本語 ✓")],
+            [.text("a NUL \u{0} inside"), .null, .null, .text(String(repeating: "x", count: 10_000))],
+        ]
+        var arena = SQLiteBindArena()
+        for row in rows { for value in row { arena.append(value) } }
+        let (arenaRows, copiedRows) = try await db.write { [arena] c in
+            try c.execute("CREATE TABLE v (a, b, c, d, n INTEGER, copied INTEGER)")
+            for (i, row) in rows.enumerated() {
+                try c.execute("INSERT INTO v VALUES (?, ?, ?, ?, ?, 0)", arena: arena, values: 4 * i..<4 * i + 4, trailing: Int64(i))
+                try c.execute("INSERT INTO v VALUES (?, ?, ?, ?, ?, 1)", row + [.integer(Int64(i))])
+            }
+            func read(_ copied: Int) throws -> [[String]] {
+                try c.all("SELECT quote(a), quote(b), quote(c), quote(d), n, length(CAST(a AS BLOB)) FROM v WHERE copied = ? ORDER BY n",
+                          [.integer(Int64(copied))]) { r in (0..<6).map { r.text($0) } }
+            }
+            return (try read(0), try read(1))
+        }
+        #expect(arenaRows.count == 3)
+        #expect(arenaRows == copiedRows)
+        #expect(arenaRows[2][5] == "\("a NUL \u{0} inside".utf8.count)", "the text after the NUL is stored too")
+        #expect(arenaRows.map { $0[4] } == ["0", "1", "2"], "the trailing value")
+    }
+}
