@@ -41,13 +41,19 @@ struct ConfigurationSources {
     /// `api.maxBodyBytes` → `api-max-body-bytes`.
     static func flagName(_ key: String) -> String { words(key).joined(separator: "-") }
 
+    /// A capital starts a word, except inside an acronym, which stays one word (`delivery.defaultTTL` →
+    /// `delivery-default-ttl`, not `delivery-default-t-t-l`; an acronym's last capital followed by a small
+    /// letter starts the next word, as in `URLPath` → `url-path`).
     private static func words(_ key: String) -> [String] {
         var out: [String] = []
         for part in key.split(separator: ".") {
+            let c = Array(part)
             var word = ""
-            for c in part {
-                if c.isUppercase, !word.isEmpty { out.append(word); word = "" }
-                word.append(c.lowercased())
+            for i in c.indices {
+                let startsWord = c[i].isUppercase && i > 0
+                    && (!c[i - 1].isUppercase || (i + 1 < c.count && c[i + 1].isLowercase))
+                if startsWord, !word.isEmpty { out.append(word); word = "" }
+                word.append(c[i].lowercased())
             }
             out.append(word)
         }

@@ -24,6 +24,9 @@ import Testing
     @Test func namesAreDerivedOneWayFromTheDottedKey() {
         #expect(ConfigurationSources.environmentName("api.maxBodyBytes") == "HERALD_API_MAX_BODY_BYTES")
         #expect(ConfigurationSources.flagName("simulator.inspectionPort") == "simulator-inspection-port")
+        #expect(ConfigurationSources.flagName("delivery.defaultTTL") == "delivery-default-ttl", "an acronym is one word")
+        #expect(ConfigurationSources.environmentName("delivery.defaultTTL") == "HERALD_DELIVERY_DEFAULT_TTL")
+        #expect(ConfigurationSources.flagName("a.fetchURLPath") == "a-fetch-url-path")
     }
 
     @Test func jsonFilesWork() throws {
