@@ -55,6 +55,8 @@ import Testing
         (["installationId": "i", "properties": ["nested": ["a": 1]]] as JSON, "properties.nested", "invalid_field"),
         (["installationId": "i", "color": "red"] as JSON, "color", "unknown_field"),
         (["installationId": "bad id!"] as JSON, "installationId", "invalid_field"),
+        (["installationId": "i", "alias": "a\u{0}b"] as JSON, "alias", "invalid_field"),
+        (["installationId": "i", "deviceModel": "iPhone\u{0}"] as JSON, "deviceModel", "invalid_field"),
         (["alias": "only"] as JSON, "installationId", "missing_field"),
     ])
     func everyInvalidFieldIsA422NamingItAndStoresNothing(body: JSON, field: String, code: String) async throws {

@@ -97,6 +97,28 @@ import HeraldHTTP
         #expect(await t.call("POST", "/v1/installations/import", key: app.client, raw: Array(lines.utf8)).status == 403)
     }
 
+    /// A NUL character (U+0000) in an installation's text is refused with an error naming its field, and an
+    /// import reports that line alone: PostgreSQL's text cannot hold it, and its error used to fail the
+    /// whole batch the line was in, losing the lines around it.
+    @Test(arguments: ServerStore.available) func aNULInAnInstallationsTextIsRefusedAlone(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
+        let app = try await t.createApp()
+        let registered = await t.call("POST", "/v1/installations", key: app.client, json: ["installationId": "n-0", "alias": "a\u{0}b"])
+        #expect(registered.status == 422 && registered.errorField == "alias", "\(registered.text)")
+        #expect(registered.body["error"]?["message"]?.stringValue?.contains("U+0000") == true)
+        let lines = [
+            #"{"installationId":"n-1","deviceToken":"\#(token(1))","tags":["a"]}"#,
+            #"{"installationId":"n-2","userId":"u\u0000","deviceToken":"\#(token(2))"}"#,
+            #"{"installationId":"n-3","alias":"ok","deviceToken":"\#(token(3))"}"#,
+        ].joined(separator: "\n")
+        let imported = await t.call("POST", "/v1/installations/import", key: app.master, raw: Array(lines.utf8))
+        #expect(imported.status == 200, "\(imported.text)")
+        #expect(imported.body["created"] == 2 && imported.body["failed"] == 1, "\(imported.text)")
+        let error = imported.body["errors"]?.arrayValue?.first
+        #expect(error?["line"] == 2 && error?["field"] == "userId")
+        #expect(try await t.service.store.installationCount(appID: app.id) == 2)
+    }
+
     @Test func healthReadinessAndMetrics() async throws {
         let t = try await TestService()
         let app = try await t.createApp()

@@ -78,6 +78,7 @@ struct TransferAPI {
                 var draft = try InstallationInput.parse(BodyReader(object))
                 draft.inactive = try Self.inactive(object)
                 guard draft.installationID != nil || draft.deviceToken != nil else { throw ServiceError.missing("installationId") }
+                try InstallationsService.checkText(draft)
                 batch.append(draft)
             } catch let e as ServiceError { reject(line, e.message, field: e.field) } catch { reject(line, "\(error)") }
         }
@@ -95,6 +96,7 @@ struct TransferAPI {
                 switch try Self.leanCloudRow(object) {
                 case .skipped: skipped += 1
                 case let .installation(objectID, draft):
+                    try InstallationsService.checkText(draft)
                     batch.append(draft)
                     keptIDs.append(objectID)
                 }

@@ -11,6 +11,7 @@ struct InstallationsService: Sendable {
         guard draft.installationID != nil || draft.deviceToken != nil else {
             throw ServiceError.missing("installationId", "Send installationId (a UUID the app keeps) and/or deviceToken.")
         }
+        try Self.checkText(draft)
         let (record, created) = try await env.store.upsertInstallation(appID: appID, draft: draft, match: .installationIDOrToken,
                                                                        newID: InstallationRecord.newID(), now: env.clock.now())
         return (record, created)
@@ -52,6 +53,31 @@ struct InstallationsService: Sendable {
         if let i = drafts.firstIndex(where: { $0.installationID == nil && $0.deviceToken == nil }) {
             throw ServiceError.missing("installationId", "Draft \(i) has neither installationId nor deviceToken.")
         }
+        for draft in drafts { try checkText(draft) }
+    }
+
+    /// Refuses text holding a NUL character (U+0000), naming its field: no client means to send one, and
+    /// PostgreSQL's text cannot store it, so it would fail the write (and an import's whole batch) with a
+    /// database error instead of a clear one. Importers call it per line, so such a line is reported
+    /// alone. `properties` is stored as JSON text, where a NUL is written escaped, so it is not checked.
+    static func checkText(_ draft: InstallationDraft) throws {
+        func check(_ field: String, _ text: String??) throws {
+            guard let text = text ?? nil, text.utf8.contains(0) else { return }
+            throw ServiceError.invalid(field, "\(field) holds a NUL character (U+0000), which Herald does not store; remove it.")
+        }
+        try check("installationId", draft.installationID)
+        try check("deviceToken", draft.deviceToken)
+        try check("environment", draft.environment)
+        try check("topic", draft.topic)
+        try check("alias", draft.alias)
+        try check("userId", draft.userID)
+        try check("locale", draft.locale)
+        try check("timeZone", draft.timeZone)
+        try check("appVersion", draft.appVersion)
+        try check("osVersion", draft.osVersion)
+        try check("deviceModel", draft.deviceModel)
+        try check("inactiveReason", draft.inactive?.reason)
+        for (i, tag) in (draft.tags ?? []).enumerated() { try check("tags[\(i)]", tag) }
     }
 
     /// An import that wrote at least this many installations has the store refresh its planner's
@@ -95,6 +121,7 @@ struct InstallationsService: Sendable {
 
     /// Changes the fields the draft sets; the others keep their values.
     func update(appID: String, id: String, _ draft: InstallationDraft) async throws -> InstallationRecord {
+        try Self.checkText(draft)
         do {
             return try await env.store.upsertInstallation(appID: appID, draft: draft, match: .existing(id), newID: InstallationRecord.newID(), now: env.clock.now()).0
         } catch StoreError.notFound {
