@@ -251,6 +251,10 @@ import HeraldHTTP
         // A refused update changes nothing.
         #expect(await j.call("POST", "/v3/devices/b", ["tags": ["add": ["ok"]], "alias": 5]).body["error"]?["code"] == 7002)
         #expect(await j.call("GET", "/v3/devices/b").body["tags"] == ["news"])
+        // Also when only the alias's text is refused (a NUL character): the tags are not added first.
+        let nul = await j.call("POST", "/v3/devices/b", ["tags": ["add": ["ok"]], "alias": "a\u{0}"])
+        #expect(nul.status == 400 && nul.body["error"]?["message"]?.stringValue?.contains("U+0000") == true, "\(nul.body)")
+        #expect(await j.call("GET", "/v3/devices/b").body["tags"] == ["news"])
 
         #expect(await j.call("POST", "/v3/tags/vip", ["registration_ids": ["add": ["b", "c"]]]).status == 200)
         #expect(await j.call("GET", "/v3/tags/vip/registration_ids/c").body == ["result": true])

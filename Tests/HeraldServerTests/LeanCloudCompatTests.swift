@@ -242,6 +242,9 @@ import HeraldHTTP
         #expect(channel.status == 400 && channel.body["code"] == 112, "\(channel.text)")
         let android = await t.call("POST", "/1.1/installations", json: ["deviceType": "android", "installationId": "a"], headers: signed(t))
         #expect(android.status == 400 && android.body["code"] == 1 && android.text.contains("APNs"))
+        // A NUL character, refused by the service layer, named by LeanCloud's column.
+        let nul = await t.call("POST", "/1.1/installations", json: ["deviceToken": .string(token(2)), "apnsTopic": "com.example\u{0}"], headers: signed(t))
+        #expect(nul.status == 400 && nul.body["error"]?.stringValue?.contains("apnsTopic") == true, "\(nul.text)")
         let missing = await t.call("GET", "/1.1/installations/nope", headers: signed(t))
         #expect(missing.status == 404 && missing.body["code"] == 101)
         // Herald's own routes keep Herald's format.

@@ -58,12 +58,11 @@ struct JPushDevicesAPI {
             alias = .some(a)
         default: throw Self.invalid("alias must be a string (\"\" clears it).")
         }
+        var draft = InstallationDraft()
+        draft.alias = alias
+        try InstallationsService.checkText(draft)
         if let change { _ = try await installations.changeTags(appID: appID, id: record.id, change) }
-        if let alias {
-            var draft = InstallationDraft()
-            draft.alias = alias
-            _ = try await installations.update(appID: appID, id: record.id, draft)
-        }
+        if alias != nil { _ = try await installations.update(appID: appID, id: record.id, draft) }
         return HTTPResponse(status: 200)
     }
 

@@ -67,6 +67,7 @@ enum LeanCloudInstallation {
         var draft: InstallationDraft
         do {
             draft = try InstallationInput.parse(BodyReader(herald))
+            try InstallationsService.checkText(draft)   // here, so that the error names LeanCloud's column
         } catch var error as ServiceError {
             error.field = error.field.map(leanCloudName)
             throw error
