@@ -21,6 +21,17 @@ struct ConfigurationSources {
             }
         }
         for key in known {
+            // Before acronyms stayed one word, `delivery.defaultTTL` read HERALD_DELIVERY_DEFAULT_T_T_L: a
+            // setting under the old name would now be ignored without a word.
+            let old = "HERALD_" + key.split(separator: ".").flatMap { part in
+                part.reduce(into: [String]()) { words, c in
+                    if c.isUppercase || words.isEmpty { words.append("") }
+                    words[words.count - 1].append(c)
+                }
+            }.joined(separator: "_").uppercased()
+            if old != Self.environmentName(key), environment[old] != nil {
+                throw UsageError("\(old) is now called \(Self.environmentName(key)); rename it")
+            }
             if let value = environment[Self.environmentName(key)] {
                 values[key] = value
                 origins[key] = "environment \(Self.environmentName(key))"

@@ -29,6 +29,15 @@ import Testing
         #expect(ConfigurationSources.flagName("a.fetchURLPath") == "a-fetch-url-path")
     }
 
+    @Test func anEnvironmentVariableUnderItsOldNameIsAnErrorNamingTheNewOne() throws {
+        let error = #expect(throws: UsageError.self) {
+            try ConfigurationSources(file: nil, environment: ["HERALD_DELIVERY_DEFAULT_T_T_L": "60"], flags: [:], known: ["delivery.defaultTTL"])
+        }
+        #expect("\(error.map { "\($0)" } ?? "")".contains("HERALD_DELIVERY_DEFAULT_TTL"))
+        let s = try ConfigurationSources(file: nil, environment: ["HERALD_DELIVERY_DEFAULT_TTL": "60"], flags: [:], known: ["delivery.defaultTTL"])
+        #expect(s.values["delivery.defaultTTL"] == "60")
+    }
+
     @Test func jsonFilesWork() throws {
         let s = try ConfigurationSources(file: try file(#"{"http.port": 8181, "log.format": "json"}"#), environment: [:], flags: [:], known: known)
         #expect(s.values["http.port"] == "8181")
