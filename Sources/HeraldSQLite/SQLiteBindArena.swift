@@ -4,7 +4,7 @@ internal import CSQLite
 /// Statement parameters for many rows, encoded ahead of the transaction that binds them: every text in one
 /// byte buffer, bound in place. `SQLiteStatement.bind(_:)` hands SQLite each text to copy (a `malloc`, a
 /// `memcpy` and a `free` per value, on the writer's thread); values bound from an arena are not copied,
-/// because the arena outlives the statement's step (`SQLiteConnection.execute(_:arena:values:)`).
+/// because the arena outlives the statement's step (`SQLiteConnection.execute(_:arena:values:trailing:)`).
 struct SQLiteBindArena: Sendable {
     enum Value: Sendable {
         case null

@@ -29,7 +29,16 @@ struct SQLiteImportRows: Sendable {
     init(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) {
         installationIDs = jsonArray(drafts.compactMap(\.installationID))
         tokens = jsonArray(drafts.compactMap(\.deviceToken))
-        arena = SQLiteBindArena(reservingBytes: drafts.count * 200, values: drafts.count * (Self.width + 4))
+        // Sized from the batch, so the buffers do not grow by doubling (and leave large freed blocks behind):
+        // a row's texts, then each tag row's app id and tag.
+        let tagRows = drafts.reduce(0) { $0 + ($1.tags?.count ?? 0) }
+        let textBytes = zip(drafts, newIDs).reduce(0) { sum, pair in
+            let (d, id) = pair
+            return sum + 2 * id.utf8.count + (d.installationID?.utf8.count ?? 0) + (d.deviceToken?.utf8.count ?? 0)
+                + (d.properties?.utf8.count ?? 2) + (d.tags ?? []).reduce(0) { $0 + $1.utf8.count + 1 } + 64
+        }
+        arena = SQLiteBindArena(reservingBytes: textBytes + tagRows * (appID.utf8.count + 1) + drafts.count * (appID.utf8.count + 1),
+                                values: drafts.count * Self.width + tagRows * 2)
         firstOfBatch.reserveCapacity(drafts.count)
         rowStarts.reserveCapacity(drafts.count)
         var seenIDs = Set<String>(), seenTokens = Set<String>()

@@ -33,9 +33,9 @@ extension SQLiteStore {
     /// that match no stored installation and share no installation id or token with an earlier draft of
     /// the batch (a first import: all of them) go in by prepared inserts of the rows encoded ahead
     /// (`SQLiteImportRows.insert`), found new by two indexed look-ups for the whole batch; the others take
-    /// the one-by-one upsert. Each row is written as it is met, in the file's order, rather than gathered
-    /// first: a batch's array of records grew by doubling to megabytes, and those freed large blocks were
-    /// much of the import's peak memory.
+    /// the one-by-one upsert, in the file's order. The rows' parameters were encoded ahead, sized from the
+    /// batch (a batch's array of records once grew by doubling to megabytes on the writer's thread, and
+    /// those freed large blocks were much of the import's peak memory).
     static func importBatch(_ batch: PreparedImport, rows: SQLiteImportRows, _ db: SQLiteConnection) throws -> (created: Int, updated: Int) {
         let takenIDs = Set(try db.all("""
             SELECT installation_id FROM installations WHERE app_id = ?1 AND installation_id IN (SELECT value FROM json_each(?2))
