@@ -188,6 +188,40 @@ import Testing
         #expect(plan.plan([member], now: now).map(\.notBefore) == [now])
     }
 
+    /// A page larger than a batch per slot goes out in one round, each slot sending its batches one after
+    /// the other: all of the page at once would put it all on the wire (what a crash can re-send), one batch
+    /// per slot and round would leave slots idle while the round's slowest batch ends. An app paused by its
+    /// first batch's answer sends none of the slot's later batches; they wait, pending, for a credential.
+    @Test(arguments: ServerStore.available) func aLargePageGoesOutInOneRoundWithABatchPerSlotOnTheWire(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store) { $0.fanOutBatchSize = 8; $0.dispatchBatchSize = 2; $0.dispatchConcurrency = 2 }
+        let app = try await t.createApp()
+        for i in 0..<12 { try await t.register(app, "i-\(i)", token: token(i)) }
+        let inFlight = Mutex((now: 0, most: 0))
+        t.transport.onArrival { _ in
+            inFlight.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+            try? await Task.sleep(for: .milliseconds(20))
+            inFlight.withLock { $0.now -= 1 }
+        }
+        let id = try await t.push(app, ["target": ["all": true], "content": ["alert": "x"]])
+        _ = try await t.service.engine.runOnce()
+        #expect(t.transport.batches.count == 4 && t.transport.notifications.count == 8, "the whole page, in batches of 2, in one round")
+        #expect(inFlight.withLock { $0.most } == 2, "a batch per slot at a time")
+        try await t.deliver()
+        #expect(Set(t.transport.notifications.map(\.deviceToken)).count == 12)
+        #expect(await t.status(app, id)["counts"]?["sent"] == 12)
+
+        let paused = try await t.createApp("paused")
+        for i in 0..<8 { try await t.register(paused, "p-\(i)", token: token(100 + i)) }
+        t.transport.answer { DeliveryResult(id: $0.id, status: 403, reason: "InvalidProviderToken") }
+        let before = t.transport.notifications.count
+        let refused = try await t.push(paused, ["target": ["all": true], "content": ["alert": "x"]])
+        _ = try await t.service.engine.runOnce()
+        #expect(t.transport.notifications.count - before == 4, "each slot's first batch only")
+        _ = try await t.service.engine.runOnce()
+        let status = await t.status(paused, refused)
+        #expect(status["counts"]?["sent"] == 0 && status["status"] == "sending", "\(status)")
+    }
+
     @Test(arguments: ServerStore.available) func twoCallersDrivingTheEngineAtOnceSendEachDeviceOnce(_ store: ServerStore) async throws {
         let t = try await TestService(store: store) { $0.fanOutBatchSize = 4; $0.dispatchBatchSize = 2; $0.dispatchConcurrency = 2 }
         let app = try await t.createApp()

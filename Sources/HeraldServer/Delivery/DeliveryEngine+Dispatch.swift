@@ -42,6 +42,29 @@ extension DeliveryEngine {
         return (true, [])
     }
 
+    /// One slot of a round: the page's batches it was given, one after the other, or else one batch claimed
+    /// from the queue. Returns whether it sent anything and the outcomes of the batches of a page not yet
+    /// written, also those sent before a failure. It stops at a batch that sent nothing or was requeued (the
+    /// app was paused: its credential refused): the later batches stay unsent, written with the page as pending.
+    func sendSlot(_ plan: PushPlan, app: AppRecord, batches: [[ClaimedDelivery]], unsaved: Bool,
+                  fanOutComplete: Bool) async -> (worked: Bool, unrecorded: [DeliveryOutcome]) {
+        var worked = false
+        var unrecorded: [DeliveryOutcome] = []
+        do {
+            for batch in batches.isEmpty ? [nil] : batches.map(Optional.some) {
+                let sent = try await dispatch(plan, app: app, batch: batch, unsaved: unsaved, fanOutComplete: fanOutComplete)
+                worked = worked || sent.worked
+                unrecorded += sent.unrecorded
+                if !sent.worked || sent.unrecorded.contains(where: { if case .requeue = $0.kind { true } else { false } }) { break }
+            }
+        } catch {
+            env.log(.error, "dispatch of push \(plan.push.id) failed: \(error); " + (error.isStoreOutage
+                ? "what was sent is kept and written before anything else is sent, once the store can write again"
+                : "its claimed deliveries went back to the queue"))
+        }
+        return (worked, unrecorded)
+    }
+
     /// Claims up to one batch of the push's due deliveries from the queue, within its rate limits.
     private func claim(_ plan: PushPlan, app: AppRecord, now: Date, fanOutComplete: Bool) async throws -> [ClaimedDelivery] {
         let (cachedDue, generation) = state.withLock { ($0.nextDue[plan.push.id], $0.generation[plan.push.id] ?? 0) }

@@ -5,7 +5,8 @@ import HeraldStore
 struct FanOutPage: Sendable {
     var plan: PushPlan
     var app: AppRecord
-    /// Due members, one batch per dispatch slot the push has this round.
+    /// Due members in batches: batch i goes to slot i modulo the push's slots this round, each slot sending
+    /// its batches one after the other.
     var batches: [[ClaimedDelivery]]
     var done: Bool
     /// Set for a page read without writing: its rows are written once, with their outcomes, after it went
@@ -34,18 +35,21 @@ extension DeliveryEngine {
     /// value is sent, so its page is written first, its due rows in flight (`after` is then unused: the
     /// store reads the cursor in the same transaction).
     ///
+    /// `batchesPerSlot`: how many batches each slot sends this round, one after the other (the wire holds at
+    /// most one per slot; `DeliveryEngine.paging`).
     /// `pageLimit` caps the page below `delivery.fanOutBatchSize`; `fresh` says the push has never been
     /// fanned out, so no row of it can wait in the queue and the store is not asked. `members`: the page,
     /// already read by the caller with this page's limit (the express lane reads it ahead).
-    func fanOut(_ plan: PushPlan, app: AppRecord, after: Int64, slots: Int, now: Date,
+    func fanOut(_ plan: PushPlan, app: AppRecord, after: Int64, slots: Int, batchesPerSlot: Int = 1, now: Date,
                 pageLimit: Int? = nil, fresh: Bool = false, members known: [AudienceMember]? = nil) async throws -> FanOutPage {
         let batchSize = max(1, env.configuration.dispatchBatchSize)
+        let batchesPerSlot = max(1, batchesPerSlot)
         let pageSize = min(env.configuration.fanOutBatchSize, pageLimit ?? .max)
         var freshSlots = slots
         if !fresh, let waiting = try await env.store.nextDue(pushID: plan.push.id), waiting <= now { freshSlots -= 1 }
         var allowed = 0
         if app.pausedReason == nil, freshSlots > 0 {
-            allowed = reserve(plan, app: app, now: now, upTo: freshSlots * batchSize)
+            allowed = reserve(plan, app: app, now: now, upTo: freshSlots * batchSize * batchesPerSlot)
         }
         // While rows wait for the slot left to them, a page reads no more than its other slots send now:
         // a remainder would join the queue, so every later page would leave a slot to it as well, and each

@@ -233,25 +233,31 @@ public final class DeliveryEngine: Sendable {
         // With fewer pushes than transport slots, a push may use several slots (claims never overlap).
         let concurrency = max(1, env.configuration.dispatchConcurrency)
         let perPush = plans.isEmpty ? 0 : max(1, concurrency / plans.count)
+        let (batchesPerSlot, pageLimit) = paging(pushes: plans.count, perPush: perPush)
         for plan in plans where pages[plan.push.id] == nil && !fannedOut.contains(plan.push.id) && mayFanOut(plan.push.id) {   // (a cached plan's record is from its first round)
             guard let app = apps[plan.push.appID], let cursor = cursors[plan.push.id] else { continue }
-            pages[plan.push.id] = try await fanOut(plan, app: app, after: cursor, slots: perPush, now: now)
+            pages[plan.push.id] = try await fanOut(plan, app: app, after: cursor, slots: perPush, batchesPerSlot: batchesPerSlot, now: now,
+                                                   pageLimit: pageLimit)
         }
         if !pages.isEmpty { worked = true }
         let offset = state.withLock { s -> Int in s.rotation += 1; return s.rotation }
-        var slots: [(plan: PushPlan, batch: [ClaimedDelivery]?, unsaved: Bool)] = []
+        // Each slot: the page's batches it sends in turn (none: it claims a batch from the queue).
+        var slots: [(plan: PushPlan, batches: [[ClaimedDelivery]], unsaved: Bool)] = []
         for i in plans.indices {
             let plan = plans[(i + offset) % plans.count]
             let page = pages[plan.push.id]
             let batches = page?.batches ?? []
-            for slot in 0..<perPush { slots.append((plan, slot < batches.count ? batches[slot] : nil, page?.unsaved != nil)) }
+            for slot in 0..<perPush {
+                slots.append((plan, Array(stride(from: slot, to: batches.count, by: perPush).map { batches[$0] }), page?.unsaved != nil))
+            }
         }
 
         // While this round's batches are out: write the pages sent last round, then read the next pages of
         // unfinished fan-outs.
         let continuing = pages.values.filter { !$0.done }
         let appsNow = apps
-        async let background = writeThenRead(sent, continuing, apps: appsNow, slots: perPush, now: now)
+        async let background = writeThenRead(sent, continuing, apps: appsNow, slots: perPush, batchesPerSlot: batchesPerSlot,
+                                             pageLimit: pageLimit, now: now)
         var outcomes: [String: [DeliveryOutcome]] = [:]
         var index = 0
         while index < slots.count {
@@ -259,18 +265,11 @@ public final class DeliveryEngine: Sendable {
             let fannedOut = fannedOut
             index += concurrency
             let results = await withTaskGroup(of: (String, Bool, [DeliveryOutcome]).self) { group in
-                for (plan, batch, unsaved) in chunk {
+                for (plan, batches, unsaved) in chunk {
                     guard let app = apps[plan.push.appID] else { continue }
                     group.addTask { [self] in
-                        do {
-                            let sent = try await dispatch(plan, app: app, batch: batch, unsaved: unsaved, fanOutComplete: fannedOut.contains(plan.push.id))
-                            return (plan.push.id, sent.worked, sent.unrecorded)
-                        } catch {
-                            env.log(.error, "dispatch of push \(plan.push.id) failed: \(error); " + (error.isStoreOutage
-                                ? "what was sent is kept and written before anything else is sent, once the store can write again"
-                                : "its claimed deliveries went back to the queue"))
-                            return (plan.push.id, false, [])
-                        }
+                        let sent = await sendSlot(plan, app: app, batches: batches, unsaved: unsaved, fanOutComplete: fannedOut.contains(plan.push.id))
+                        return (plan.push.id, sent.worked, sent.unrecorded)
                     }
                 }
                 var out: [(String, Bool, [DeliveryOutcome])] = []
@@ -312,15 +311,34 @@ public final class DeliveryEngine: Sendable {
         return worked
     }
 
+    /// How a round pages its pushes: how many batches each slot sends, one after the other, and how many
+    /// members a push's page reads. A round ends when its slowest slot does, so one batch per slot left the
+    /// slots idle for part of every round (0.92 of the rate; docs/performance.md, "Fan-out pages"). So when
+    /// every push's slots run at once (no more pushes than slots), a push's page is `delivery.fanOutBatchSize`
+    /// (8,000) and its slots send it in batches, one after the other: the wire still holds at most a batch
+    /// per slot, which is what a crash can re-send. With more pushes than slots, the slots run in turn, and
+    /// each push keeps one batch per slot and a page of `concurrency` x `batchSize` (2,000), as before, so no
+    /// push waits behind another's whole page.
+    private func paging(pushes: Int, perPush: Int) -> (batchesPerSlot: Int, pageLimit: Int) {
+        let c = env.configuration
+        let concurrency = max(1, c.dispatchConcurrency), batchSize = max(1, c.dispatchBatchSize)
+        guard pushes > 0, pushes <= concurrency else {
+            return (1, max(1, c.fanOutBatchSize / max(1, c.fanOutBatchSize / (concurrency * batchSize))))
+        }
+        return (max(1, c.fanOutBatchSize / (perPush * batchSize)), c.fanOutBatchSize)
+    }
+
     /// Writes the pages sent last round (returning the pushes whose fan-out that completed) while it fans
     /// out the next page of each push, kept for the next round.
     private func writeThenRead(_ sent: [String: SentPage], _ pages: [FanOutPage],
-                               apps: [String: AppRecord], slots: Int, now: Date) async throws -> Set<String> {
+                               apps: [String: AppRecord], slots: Int, batchesPerSlot: Int, pageLimit: Int,
+                               now: Date) async throws -> Set<String> {
         // The write goes to the writer connection, the reads to the reader: they run side by side.
         async let completed = writeSent(sent, now: now)
         for page in pages {
             guard let app = apps[page.plan.push.appID] else { continue }
-            let next = try await fanOut(page.plan, app: app, after: page.unsaved?.cursor ?? 0, slots: slots, now: now)
+            let next = try await fanOut(page.plan, app: app, after: page.unsaved?.cursor ?? 0, slots: slots, batchesPerSlot: batchesPerSlot,
+                                        now: now, pageLimit: pageLimit)
             state.withLock { $0.nextPages[page.plan.push.id] = next }
         }
         return try await completed

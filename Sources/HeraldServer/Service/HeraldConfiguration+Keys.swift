@@ -43,7 +43,7 @@ extension HeraldConfiguration {
         number("api.rateLimit", \.apiRateLimit, "requests per second per key (client keys: per key and remote address); 0 turns it off",
                default: "200", allowZero: true),
         number("api.rateBurst", \.apiRateBurst, "bucket size of api.rateLimit", default: "400"),
-        int("delivery.fanOutBatchSize", \.fanOutBatchSize, "installations resolved per fan-out transaction", default: "2000"),
+        int("delivery.fanOutBatchSize", \.fanOutBatchSize, "installations resolved per fan-out transaction; each slot sends its share in batches, one after the other", default: "8000"),
         int("delivery.batchSize", \.dispatchBatchSize, "deliveries claimed and handed to the transport at once", default: "500"),
         int("delivery.concurrency", \.dispatchConcurrency, "transport batches in flight", default: "4"),
         number("delivery.pollInterval", \.pollInterval, "seconds between idle polls of the queue (an accepted push wakes the loop at once)",
