@@ -7,7 +7,8 @@ machine's load falls on all alike. CPU per delivery is the server's user + syste
     python3 bench/fanout_ab.py REFERENCE_BINARY [N] [REPEAT]      # needs swift build -c release
 
 Variants: the reference, this build, and this build with `--delivery-journal-interval 0` (its delivery
-journal off: the journal's own cost on one binary). N defaults to 200,000, REPEAT to 3. Prints each push and
+journal off: the journal's own cost on one binary); with FANOUT_AB_ARGS="<flags>", also this build with
+those flags (`FANOUT_AB_ARGS="--delivery-fan-out-batch-size 2000"`: the pages before issue #19's round 4). N defaults to 200,000, REPEAT to 3. Prints each push and
 then the medians and spreads."""
 import os, statistics, sys, time
 
@@ -20,6 +21,8 @@ REFERENCE = sys.argv[1]
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 200_000
 REPEAT = int(sys.argv[3]) if len(sys.argv) > 3 else 3
 TICK = os.sysconf("SC_CLK_TCK")
+# FANOUT_AB_ARGS adds a variant: this build with these `herald serve` flags (one setting against its default).
+EXTRA = os.environ.get("FANOUT_AB_ARGS", "").split()
 
 
 def cpu_seconds(pid):
@@ -34,6 +37,8 @@ def main():
         sys.exit("this build's herald serve has no accept-all simulator setting")
     variants = [("reference", REFERENCE, []), ("this build", HERALD, []),
                 ("this build, journal off", HERALD, ["--delivery-journal-interval", "0"])]
+    if EXTRA:
+        variants.append((f"this build, {' '.join(EXTRA)}", HERALD, EXTRA))
     servers = []
     jsonl = import_file(N, N)
     for name, binary, extra in variants:

@@ -559,7 +559,12 @@ import Testing
     }
 
     @Test(arguments: ServerStore.available) func pushesShareTheDispatcherFairly(_ store: ServerStore) async throws {
-        let t = try await TestService(store: store) { $0.dispatchBatchSize = 2; $0.dispatchConcurrency = 1 }
+        // Pages of one batch. One slot on SQLite: the pushes take turns. On PostgreSQL a node claims at most
+        // `concurrency` fan-outs at once (the others are left to other nodes), so one slot would fan out the
+        // big push alone, a page a round, before the small one: two slots there, one push each.
+        let t = try await TestService(store: store) {
+            $0.fanOutBatchSize = 2; $0.dispatchBatchSize = 2; $0.dispatchConcurrency = store == .postgres ? 2 : 1
+        }
         let app = try await t.createApp()
         for i in 0..<6 { try await t.register(app, "i-\(i)", token: token(i)) }
         let big = try await t.push(app, ["target": ["all": true], "content": ["alert": "big"]])

@@ -313,9 +313,9 @@ public final class DeliveryEngine: Sendable {
 
     /// How a round pages its pushes: how many batches each slot sends, one after the other, and how many
     /// members a push's page reads. A round ends when its slowest slot does, so one batch per slot left the
-    /// slots idle for part of every round (0.92 of the rate; docs/performance.md, "Fan-out pages"). So when
-    /// every push's slots run at once (no more pushes than slots), a push's page is `delivery.fanOutBatchSize`
-    /// (8,000) and its slots send it in batches, one after the other: the wire still holds at most a batch
+    /// slots idle for a third of every round (docs/performance.md, "Fan-out pages"). So when every push's
+    /// slots run at once (no more pushes than slots), a push's page is `delivery.fanOutBatchSize` (8,000)
+    /// and its slots send it in batches, one after the other: the wire still holds at most a batch
     /// per slot, which is what a crash can re-send. With more pushes than slots, the slots run in turn, and
     /// each push keeps one batch per slot and a page of `concurrency` x `batchSize` (2,000), as before, so no
     /// push waits behind another's whole page.

@@ -31,8 +31,9 @@ public struct HeraldConfiguration: Sendable {
     public var apiRateBurst: Double = 400
     /// `delivery.fanOutBatchSize`: installations resolved per fan-out transaction (a page). A page larger
     /// than `concurrency` x `batchSize` gives each slot several batches, sent one after the other: the wire
-    /// still holds at most a batch per slot, and a round, whose end waits for its slowest slot, carries more
-    /// (2,000, one batch per slot, was 0.92 of 8,000's rate; docs/performance.md, "Fan-out pages").
+    /// still holds at most a batch per slot, and a round, whose end waits for its slowest slot, carries
+    /// more (with 2,000, one batch per slot, a 1,000,000-device push ran at 0.83 of the rate;
+    /// docs/performance.md, "Fan-out pages").
     public var fanOutBatchSize: Int = 8_000
     /// `delivery.batchSize`: deliveries claimed and handed to the transport at once.
     public var dispatchBatchSize: Int = 500
