@@ -21,14 +21,7 @@ struct ConfigurationSources {
             }
         }
         for key in known {
-            // Before acronyms stayed one word, `delivery.defaultTTL` read HERALD_DELIVERY_DEFAULT_T_T_L: a
-            // setting under the old name would now be ignored without a word.
-            let old = "HERALD_" + key.split(separator: ".").flatMap { part in
-                part.reduce(into: [String]()) { words, c in
-                    if c.isUppercase || words.isEmpty { words.append("") }
-                    words[words.count - 1].append(c)
-                }
-            }.joined(separator: "_").uppercased()
+            let old = Self.formerEnvironmentName(key)
             if old != Self.environmentName(key), environment[old] != nil {
                 throw UsageError("\(old) is now called \(Self.environmentName(key)); rename it")
             }
@@ -47,6 +40,17 @@ struct ConfigurationSources {
     /// `api.maxBodyBytes` → `HERALD_API_MAX_BODY_BYTES`.
     static func environmentName(_ key: String) -> String {
         "HERALD_" + words(key).joined(separator: "_").uppercased()
+    }
+
+    /// The variable's name before acronyms stayed one word (every capital started one): `delivery.defaultTTL`
+    /// read HERALD_DELIVERY_DEFAULT_T_T_L, and a setting still under that name would be ignored silently.
+    static func formerEnvironmentName(_ key: String) -> String {
+        "HERALD_" + key.split(separator: ".").flatMap { part in
+            part.reduce(into: [String]()) { words, c in
+                if c.isUppercase || words.isEmpty { words.append("") }
+                words[words.count - 1].append(c)
+            }
+        }.joined(separator: "_").uppercased()
     }
 
     /// `api.maxBodyBytes` → `api-max-body-bytes`.

@@ -17,6 +17,8 @@ struct PostgresImportRows: Sendable {
     private(set) var firstTag: [Int] = [0]
     let installationIDs: SQLValue
     let tokens: SQLValue
+    /// `[InstallationDraft].firstOfBatch`, ahead of the transaction.
+    let firstOfBatch: [Bool]
 
     init(_ batch: PreparedImport) {
         self.init(appID: batch.appID, drafts: batch.drafts, newIDs: batch.newIDs, now: batch.now)
@@ -25,6 +27,7 @@ struct PostgresImportRows: Sendable {
     init(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) {
         installationIDs = PGArray.text(drafts.compactMap(\.installationID))
         tokens = PGArray.text(drafts.compactMap(\.deviceToken))
+        firstOfBatch = drafts.firstOfBatch
         installations = PGCopyRows(reservingBytes: drafts.count * 256)
         tags = PGCopyRows(reservingBytes: drafts.count * 40)
         for (draft, newID) in zip(drafts, newIDs) {

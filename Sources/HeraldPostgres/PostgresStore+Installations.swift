@@ -137,14 +137,9 @@ extension PostgresStore {
                                           [.text(appID), encoded.installationIDs]) { $0.text(0) })
             let takenTokens = Set(try db.all("SELECT device_token FROM installations WHERE app_id = $1 AND device_token = ANY($2::text[])",
                                              [.text(appID), encoded.tokens]) { $0.text(0) })
-            var seenIDs = Set<String>(), seenTokens = Set<String>()
             // Whether each draft is new: it matches no stored installation and no earlier draft of the batch.
-            let isFresh = drafts.map { draft in
-                let iidFree = draft.installationID.map { !takenIDs.contains($0) && !seenIDs.contains($0) } ?? true
-                let tokenFree = draft.deviceToken.map { !takenTokens.contains($0) && !seenTokens.contains($0) } ?? true
-                if let iid = draft.installationID { seenIDs.insert(iid) }
-                if let token = draft.deviceToken { seenTokens.insert(token) }
-                return iidFree && tokenFree
+            let isFresh = zip(drafts, encoded.firstOfBatch).map { draft, first in
+                first && !(draft.installationID.map(takenIDs.contains) ?? false) && !(draft.deviceToken.map(takenTokens.contains) ?? false)
             }
             if drafts.count >= Self.importSplitAt && !isFresh.contains(false), let side = database.lendIdle() {
                 defer { side.giveBack() }

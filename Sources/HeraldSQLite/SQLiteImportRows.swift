@@ -18,7 +18,7 @@ struct SQLiteImportRows: Sendable {
     private(set) var firstTag: [Int] = [0]
     /// Whether draft i is the batch's first with its installation id and the first with its token: only
     /// such a draft can be new (a later one updates what the first wrote), if the store holds neither.
-    private(set) var firstOfBatch: [Bool] = []
+    let firstOfBatch: [Bool]
     let installationIDs: SQLValue
     let tokens: SQLValue
 
@@ -39,13 +39,9 @@ struct SQLiteImportRows: Sendable {
         }
         arena = SQLiteBindArena(reservingBytes: textBytes + tagRows * (appID.utf8.count + 1) + drafts.count * (appID.utf8.count + 1),
                                 values: drafts.count * Self.width + tagRows * 2)
-        firstOfBatch.reserveCapacity(drafts.count)
+        firstOfBatch = drafts.firstOfBatch
         rowStarts.reserveCapacity(drafts.count)
-        var seenIDs = Set<String>(), seenTokens = Set<String>()
         for (draft, newID) in zip(drafts, newIDs) {
-            let firstID = draft.installationID.map { seenIDs.insert($0).inserted } ?? true
-            let firstToken = draft.deviceToken.map { seenTokens.insert($0).inserted } ?? true
-            firstOfBatch.append(firstID && firstToken)
             var r = InstallationRecord.new(appID: appID, installationID: draft.installationID ?? newID, id: newID,
                                            createdAt: draft.createdAt, now: now)
             r.apply(draft, now: now)

@@ -74,9 +74,9 @@ public protocol HeraldStorage: Sendable {
     /// in one transaction: a batch is stored whole or not at all, and visible to every reader once this
     /// returns. (One exception, on PostgreSQL: a large batch of new installations only is written in two
     /// halves on two connections, and if the database is lost between their two commits the second half,
-    /// whole, stays; sending the batch again completes it. `PostgresStore.insertNewInHalves`.) It may not be on disk yet: a store may commit import batches without waiting for the disk,
-    /// and waits once, in `installationsImported`, for all of them. Returns how many rows were created and
-    /// updated.
+    /// whole, stays; sending the batch again completes it. `PostgresStore.insertNewInHalves`.) It may not be
+    /// on disk yet: a store may commit import batches without waiting for the disk, and waits once, in
+    /// `installationsImported`, for all of them. Returns how many rows were created and updated.
     func importInstallations(_ batch: PreparedImport) async throws -> (created: Int, updated: Int)
     /// Says that an import has ended, whole or broken off, after writing some installations. Once this returns,
     /// every batch `importInstallations` returned is durable (it survives a crash of the database server);

@@ -47,3 +47,18 @@ public enum InstallationMatch: Sendable {
     /// Only the installation with this server id or installation id; nil when none.
     case existing(String)
 }
+
+extension Array where Element == InstallationDraft {
+    /// For each draft of an import batch, whether it is the batch's first with its installation id and the
+    /// first with its token: only such a draft can create an installation (if the store holds neither); a
+    /// later one updates what the first wrote. Both stores' imports split a batch by it, computed ahead of
+    /// the transaction (`prepareImport`).
+    public var firstOfBatch: [Bool] {
+        var seenIDs = Set<String>(), seenTokens = Set<String>()
+        return map { draft in
+            let firstID = draft.installationID.map { seenIDs.insert($0).inserted } ?? true
+            let firstToken = draft.deviceToken.map { seenTokens.insert($0).inserted } ?? true
+            return firstID && firstToken
+        }
+    }
+}
