@@ -4,23 +4,30 @@ import Synchronization
 internal import CSQLite
 
 /// Checkpoints a database's write-ahead log from a connection and serial queue of its own, so that no
-/// commit waits for one (issue #19). SQLite's automatic checkpoint runs inside the commit that takes the WAL
-/// past 1000 pages, and that commit then waits for the WAL and the database file to be synced: 15–50 ms
-/// every ~80 pushes, for a write that otherwise takes well under a millisecond.
+/// commit waits for the bulk of one (issue #19). SQLite's automatic checkpoint runs inside the commit that
+/// takes the WAL past 1000 pages, and that commit then waits for the WAL and the database file to be synced:
+/// 15–50 ms every ~80 pushes, for a write that otherwise takes well under a millisecond.
 ///
 /// The writer turns the automatic checkpoint off and reports each commit's WAL size through its WAL hook
 /// (`attach(to:)`). Past `passiveFrames` that queues a PASSIVE checkpoint here, which copies frames into the
-/// database file without taking the writer's lock, so commits go on meanwhile. Once everything is copied,
-/// the next commit starts the WAL over from its beginning, so the file stops growing near `passiveFrames`.
+/// database file without taking the writer's lock, so commits go on meanwhile.
 ///
-/// A reader that keeps a snapshot open stops the WAL from starting over. Past `truncateFrames` the
+/// The WAL starts over only at a write that finds every frame copied. Under a steady stream of commits the
+/// frames committed while the background checkpoint ran are still uncopied when it ends, so the writer's
+/// next commit copies that remainder itself, from its WAL hook (a few frames and two syncs), and the commit
+/// after it starts the WAL over: one background checkpoint and one small one on the writer per cycle. (Before,
+/// every commit past the threshold queued another background checkpoint, each syncing the WAL and the
+/// database for the few frames of the commits since the last: a quarter of a registration's CPU.)
+///
+/// A reader that keeps a snapshot open stops the WAL from starting over; the next background checkpoint then
+/// waits until the WAL has grown by another quarter of `passiveFrames`. Past `truncateFrames` the
 /// checkpoint is a TRUNCATE instead: it waits, for at most this connection's short busy timeout, for the
 /// writer and for the readers still on the WAL (new readers read the database file meanwhile), then empties
 /// the file. That wait holds the writer's lock, so after a failed attempt the next one waits until the WAL has
 /// grown by another `passiveFrames`, rather than stalling every commit.
 ///
 /// Durability is the writer's: commits are as durable as before (`synchronous = NORMAL`, which is durable
-/// across a crash of the process), and the checkpoint syncs as the writer's own would have, on another thread.
+/// across a crash of the process), and each checkpoint syncs as the writer's own would have.
 final class WALCheckpointer: Sendable {
     struct Policy: Sendable {
         /// WAL frames (pages) after a commit past which a PASSIVE checkpoint is queued. SQLite's automatic
@@ -40,6 +47,8 @@ final class WALCheckpointer: Sendable {
     struct Stats: Sendable, Equatable {
         var passiveRuns = 0
         var truncateRuns = 0
+        /// Remainders copied by the writer after a background checkpoint (`committed(walFrames:on:)`).
+        var writerRuns = 0
         var failedRuns = 0
         /// The WAL's size in frames after the last commit.
         var lastCommitWALFrames = 0
@@ -47,6 +56,12 @@ final class WALCheckpointer: Sendable {
 
     private struct State {
         var scheduled = false
+        /// The WAL size at which the next background checkpoint is queued: `passiveFrames` in a WAL that
+        /// started over, more after a checkpoint that did not let it start over.
+        var nextRunFrames: Int
+        /// A background checkpoint ended since the WAL last started over: the writer's next commit copies the
+        /// frames committed meanwhile, unless the WAL started over at that commit.
+        var remainderDue = false
         /// After a TRUNCATE that could not get its locks, the WAL size the next attempt waits for.
         var truncateRetryFrames = 0
         var stats = Stats()
@@ -56,11 +71,12 @@ final class WALCheckpointer: Sendable {
     private let connection: SQLiteConnection
     /// Internal so that tests can hold the checkpointer back (a blocking item on this queue).
     let queue = DispatchQueue(label: "herald.sqlite.checkpointer")
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     /// Opens the checkpointer's connection to `path`, whose journal is already WAL.
     init(path: String, policy: Policy) throws {
         self.policy = policy
+        state = Mutex(State(nextRunFrames: policy.passiveFrames))
         connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: policy.truncateWaitMilliseconds)
         // The checkpointing connection's `synchronous` decides how a checkpoint syncs: the same as the
         // writer's, so a checkpoint here syncs exactly as the writer's automatic one did. The query opens the
@@ -75,9 +91,9 @@ final class WALCheckpointer: Sendable {
     func attach(to writer: SQLiteConnection) throws {
         // The pragma says so explicitly; installing the hook would also replace the automatic checkpoint.
         try writer.executeScript("PRAGMA wal_autocheckpoint = 0")
-        writer.setWALHook(context: Unmanaged.passUnretained(self).toOpaque()) { context, _, _, frames in
+        writer.setWALHook(context: Unmanaged.passUnretained(self).toOpaque()) { context, db, _, frames in
             guard let context else { return SQLITE_OK }
-            Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(walFrames: Int(frames))
+            Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(walFrames: Int(frames), on: db)
             return SQLITE_OK
         }
     }
@@ -86,15 +102,39 @@ final class WALCheckpointer: Sendable {
         writer.setWALHook(context: nil, nil)
     }
 
-    /// Called on the writer's queue inside each commit, so it only looks at a number and maybe queues work.
-    func committed(walFrames: Int) {
-        let queueIt = state.withLock { s in
+    /// Called on the writer's queue inside each commit, with the writer's handle: it looks at a number and
+    /// maybe queues work, except once per background checkpoint, when it copies the remainder.
+    func committed(walFrames: Int, on writer: OpaquePointer?) {
+        enum Next { case nothing, queue, copyRemainder }
+        let next = state.withLock { s -> Next in
             s.stats.lastCommitWALFrames = walFrames
-            guard walFrames >= policy.passiveFrames, !s.scheduled else { return false }
+            if walFrames < policy.passiveFrames {
+                // Started over (or not yet that large): the next cycle begins.
+                s.remainderDue = false
+                s.nextRunFrames = policy.passiveFrames
+                return .nothing
+            }
+            if s.remainderDue, !s.scheduled {
+                s.remainderDue = false
+                s.nextRunFrames = walFrames + max(1, policy.passiveFrames / 4)
+                return .copyRemainder
+            }
+            guard walFrames >= s.nextRunFrames, !s.scheduled else { return .nothing }
             s.scheduled = true
-            return true
+            return .queue
         }
-        if queueIt { queue.async { self.checkpoint() } }
+        switch next {
+        case .nothing: break
+        case .queue: queue.async { self.checkpoint() }
+        case .copyRemainder:
+            // What SQLite's automatic checkpoint does from this hook, for the few frames the background one
+            // could not see. PASSIVE: a reader's old snapshot only limits it. A failure (a full disk) leaves the
+            // frames in the WAL, where the commit made them durable; the next background checkpoint retries.
+            var log: Int32 = 0
+            var copied: Int32 = 0
+            let rc = sqlite3_wal_checkpoint_v2(writer, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
+            state.withLock { if rc == SQLITE_OK { $0.stats.writerRuns += 1 } else { $0.stats.failedRuns += 1 } }
+        }
     }
 
     private func checkpoint() {
@@ -107,7 +147,7 @@ final class WALCheckpointer: Sendable {
         if truncate {
             do {
                 try connection.checkpoint(.truncate)
-                state.withLock { $0.stats.truncateRuns += 1; $0.truncateRetryFrames = 0 }
+                state.withLock { $0.stats.truncateRuns += 1; $0.truncateRetryFrames = 0; $0.remainderDue = false }
                 return
             } catch {
                 // Busy (a long reader) or out of space: copy what can be copied now, try again later.
@@ -116,7 +156,7 @@ final class WALCheckpointer: Sendable {
         }
         do {
             try connection.checkpoint(.passive)
-            state.withLock { $0.stats.passiveRuns += 1 }
+            state.withLock { $0.stats.passiveRuns += 1; $0.remainderDue = true }
         } catch {
             // Out of space or an I/O error: the frames stay in the WAL, where commits already made them
             // durable; the next commit past the threshold tries again. The writer reports a full store.

@@ -60,6 +60,58 @@ import HeraldStore
         #expect(try await db.read { try $0.first("SELECT count(*) FROM t") { $0.int(0) } } ?? 0 > 300)
     }
 
+    @Test func theWriterCopiesWhatWasCommittedDuringABackgroundCheckpointAndTheWALStartsOver() async throws {
+        let (db, path) = try await Self.makeDatabase(.init(passiveFrames: 64, truncateFrames: 100_000))
+        let gate = DispatchSemaphore(value: 0)
+        db.checkpointer.queue.async { gate.wait() }
+        while db.checkpointer.stats.lastCommitWALFrames < 64 { try await Self.commit(db) }
+        // Commits that go on while the background checkpoint runs, stood in for by a reader whose snapshot
+        // it cannot copy past: the frames after that snapshot are left in the WAL when it ends.
+        let reader = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1_000)
+        try reader.execute("BEGIN")
+        _ = try reader.first("SELECT count(*) FROM t") { $0.int(0) }
+        for _ in 0..<20 { try await Self.commit(db) }
+        gate.signal()
+        await Self.drain(db)
+        try reader.execute("COMMIT")
+        #expect(db.checkpointer.stats.passiveRuns == 1)
+
+        // The checkpointer is held from here on: only the writer can let the WAL start over.
+        let held = DispatchSemaphore(value: 0)
+        db.checkpointer.queue.async { held.wait() }
+        defer { held.signal() }
+        try await Self.commit(db)
+        #expect(db.checkpointer.stats.writerRuns == 1, "the next commit copies the rest itself")
+        #expect(db.checkpointer.stats.lastCommitWALFrames > 64)
+        try await Self.commit(db)
+        #expect(db.checkpointer.stats.lastCommitWALFrames < 64, "the commit after it starts the WAL over")
+        #expect(db.checkpointer.stats.passiveRuns == 1)
+        #expect(db.checkpointer.stats.failedRuns == 0)
+    }
+
+    @Test func commitsPastTheThresholdDoNotEachQueueACheckpoint() async throws {
+        // Before, a WAL that could not start over at once (here a reader's snapshot keeps it) had every commit
+        // queue another background checkpoint, each syncing the WAL and the database file for a few frames.
+        let policy = WALCheckpointer.Policy(passiveFrames: 256, truncateFrames: 100_000)
+        let (db, path) = try await Self.makeDatabase(policy)
+        try await Self.commit(db)
+        let reader = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1_000)
+        try reader.execute("BEGIN")
+        _ = try reader.first("SELECT count(*) FROM t") { $0.int(0) }
+        var commits = 0
+        while db.checkpointer.stats.lastCommitWALFrames < 4 * policy.passiveFrames {
+            try await Self.commit(db)
+            await Self.drain(db)   // each queued checkpoint has run before the next commit
+            commits += 1
+        }
+        try reader.execute("COMMIT")
+        let stats = db.checkpointer.stats
+        // One background checkpoint and one copy by the writer per quarter of `passiveFrames` of growth.
+        let bound = 2 * (stats.lastCommitWALFrames - policy.passiveFrames) / (policy.passiveFrames / 4) + 2
+        #expect(stats.passiveRuns >= 1)
+        #expect(stats.passiveRuns + stats.writerRuns <= bound, "\(stats) after \(commits) commits")
+    }
+
     @Test func theWALStaysBoundedOverManyCommitsWithReadersAround() async throws {
         let policy = WALCheckpointer.Policy(passiveFrames: 64, truncateFrames: 256)
         let (db, path) = try await Self.makeDatabase(policy)
