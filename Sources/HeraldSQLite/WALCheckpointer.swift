@@ -114,7 +114,8 @@ final class WALCheckpointer: Sendable {
                 s.nextRunFrames = policy.passiveFrames
                 return .nothing
             }
-            if s.remainderDue, !s.scheduled {
+            // Past `truncateFrames` readers held the WAL; the TRUNCATE (which also shrinks the file) takes over.
+            if s.remainderDue, !s.scheduled, walFrames < policy.truncateFrames {
                 s.remainderDue = false
                 s.nextRunFrames = walFrames + max(1, policy.passiveFrames / 4)
                 return .copyRemainder
