@@ -133,7 +133,9 @@ public final class APNSClient: Sendable {
     // copied once, into its `Delivery`, straight from the array (an enum per element around it cost more
     // copies, each retaining every field). `indices` maps positions to the caller's, when they differ.
     private func deliver(_ requests: [APNSPreparedRequest], indices: [Int]?, _ onResult: @escaping @Sendable (APNSDeliveryResult) -> Void) async {
-        let chunkSize = 64
+        // A chunk takes its room in the limiter at once, so it is never larger than the limit (a limit below 64
+        // let each chunk of 64 through on the limit's worth of room, putting more than the limit on the wire).
+        let chunkSize = min(64, limiter.limit)
         var chunk: [Delivery] = []
         chunk.reserveCapacity(chunkSize)
         // This call's own notifications: concurrent calls sharing the client (the server's dispatch slots)
