@@ -20,11 +20,11 @@ internal import CSQLite
 /// database for the few frames of the commits since the last: a quarter of a registration's CPU.)
 ///
 /// A reader that keeps a snapshot open stops the WAL from starting over; the next background checkpoint then
-/// waits until the WAL has grown by another quarter of `passiveFrames`. Past `truncateFrames` the
-/// checkpoint is a TRUNCATE instead: it waits, for at most this connection's short busy timeout, for the
-/// writer and for the readers still on the WAL (new readers read the database file meanwhile), then empties
-/// the file. That wait holds the writer's lock, so after a failed attempt the next one waits until the WAL has
-/// grown by another `passiveFrames`, rather than stalling every commit.
+/// waits until the WAL has grown by another quarter of `passiveFrames`. Past `truncateFrames` the writer
+/// copies nothing and the checkpoint is a TRUNCATE instead: it waits, for at most this connection's short
+/// busy timeout, for the writer and for the readers still on the WAL (new readers read the database file
+/// meanwhile), then empties the file. That wait holds the writer's lock, so after a failed attempt the next
+/// one waits until the WAL has grown by another `passiveFrames`, rather than stalling every commit.
 ///
 /// Durability is the writer's: commits are as durable as before (`synchronous = NORMAL`, which is durable
 /// across a crash of the process), and each checkpoint syncs as the writer's own would have.
