@@ -101,7 +101,7 @@ public final class ProviderServer: Sendable {
             simulator = sim
             ports = started
         }
-        let transport = APNSClientTransport(apple: settings.apns, simulator: route)
+        let transport = APNSClientTransport(apple: settings.apns, simulator: route, inFlightPerApp: settings.service.inFlight)
         var configuration = settings.service
         configuration.deliveryTarget = ports.map {
             "credentials made by the built-in APNs simulator deliver to it (sandbox 127.0.0.1:\($0.sandbox), production 127.0.0.1:\($0.production)); other credentials to \(settings.apns.sandbox) / \(settings.apns.production)"

@@ -1,6 +1,8 @@
 import Foundation
+import Synchronization
 import Testing
 import APNSCore
+import APNSClient
 @testable import HeraldServer
 @testable import HeraldSimulator
 
@@ -98,6 +100,67 @@ import APNSCore
         let failed = results.filter { $0.status != 200 }
         #expect(results.count == 160 && failed.isEmpty, "\(failed.prefix(3))")
         transport.shutdown()
+        await simulator.stop()
+    }
+
+    /// `delivery.inFlight`: what a crash may send twice is what is on the wire, so the transport keeps at most
+    /// that many requests unanswered per app and environment, whatever its slots hand over at once; the rest
+    /// wait in the client and all go out. The simulator holds each answer back a little, so requests pile up.
+    @Test func theWireHoldsAtMostTheInFlightLimitWhateverTheBatches() async throws {
+        final class Wire: APNSClientObserver {
+            private let counts = Mutex((onWire: 0, most: 0, sent: 0))
+            func sent() { counts.withLock { $0.onWire += 1; $0.sent += 1; $0.most = max($0.most, $0.onWire) } }
+            func accepted(latency: Double) { counts.withLock { $0.onWire -= 1 } }
+            func rejected(status: Int, reason: APNSReason?, latency: Double) { counts.withLock { $0.onWire -= 1 } }
+            func failed(_ error: APNSClientError) { counts.withLock { $0.onWire -= 1 } }
+            var seen: (most: Int, sent: Int) { counts.withLock { ($0.most, $0.sent) } }
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-wire-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var simConfig = SimulatorConfiguration()
+        simConfig.dataDirectory = directory
+        simConfig.sandboxPort = 0
+        simConfig.productionPort = nil
+        simConfig.mode = .acceptAll
+        simConfig.faults.delayRate = 1
+        simConfig.faults.delayMilliseconds = 5
+        let simulator = try Simulator(configuration: simConfig)
+        let ports = try await simulator.start()
+        let key = try simulator.generateSigningKey(bundleIDs: ["com.example.wire"])
+        let bundle = CredentialBundle(appID: "app", environment: "sandbox",
+                                      credential: .token(keyID: key.keyID, teamID: key.teamID, privateKeyPEM: key.privateKeyPEM), version: Date())
+        func most(inFlight: Int) async -> (most: Int, sent: Int, accepted: Int) {
+            let wire = Wire()
+            let transport = APNSClientTransport(apple: .init(sandbox: .custom(host: "127.0.0.1", port: ports.sandbox), production: .production,
+                                                             caFile: directory.appendingPathComponent("ca.pem").path),
+                                                inFlightPerApp: inFlight, observer: wire)
+            // Four slots' batches of 100 at once, as a round hands them over.
+            let results = await withTaskGroup(of: [DeliveryResult].self) { group in
+                for batch in 0..<4 {
+                    group.addTask {
+                        let notifications = (0..<100).map { (i: Int) -> OutgoingNotification in
+                            let n = batch * 1_000 + i
+                            return OutgoingNotification(id: Int64(n), deviceToken: String(format: "%064x", n + 1), apnsID: UUID(),
+                                                        topic: "com.example.wire", pushType: "alert", priority: 10, expiration: nil, collapseID: nil,
+                                                        payload: Array(#"{"aps":{"alert":"x"}}"#.utf8))
+                        }
+                        return await transport.deliver(OutgoingBatch(appID: "app", pushID: "p", credential: bundle, notifications: notifications))
+                    }
+                }
+                var all: [DeliveryResult] = []
+                for await r in group { all += r }
+                return all
+            }
+            transport.shutdown()
+            return (wire.seen.most, wire.seen.sent, results.filter { $0.status == 200 }.count)
+        }
+        let limited = await most(inFlight: 16)
+        #expect(limited.accepted == 400 && limited.sent == 400)
+        #expect(limited.most <= 16, "\(limited.most) requests were on the wire at once")
+        // The same batches with room for all of them: the limit, not the simulator's pace, kept the wire short.
+        let open = await most(inFlight: 2_000)
+        #expect(open.accepted == 400)
+        #expect(open.most > 16, "\(open.most)")
         await simulator.stop()
     }
 }

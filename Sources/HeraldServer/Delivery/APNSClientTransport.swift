@@ -42,14 +42,18 @@ public final class APNSClientTransport: PushTransport {
     private let apple: Endpoints
     private let simulator: SimulatorRoute?
     private let connections: Int
+    private let inFlightPerApp: Int
     private let observer: Mutex<APNSClientObserver?>
     private let clients = Mutex<[String: (version: Date, client: APNSClient)]>([:])
 
+    /// `inFlightPerApp`: notifications on the wire at once per client (app and environment), over its
+    /// `connectionsPerApp` connections; more wait in the client for answers to make room.
     public init(apple: Endpoints = .apple, simulator: SimulatorRoute? = nil, connectionsPerApp: Int = 2,
-                observer: APNSClientObserver? = nil) {
+                inFlightPerApp: Int = 500, observer: APNSClientObserver? = nil) {
         self.apple = apple
         self.simulator = simulator
         self.connections = connectionsPerApp
+        self.inFlightPerApp = inFlightPerApp
         self.observer = Mutex(observer)
     }
 
@@ -142,6 +146,7 @@ public final class APNSClientTransport: PushTransport {
                                               credentials: try Self.credentials(bundle.credential))
         config.caFile = endpoints.caFile
         config.connections = connections
+        config.maxInFlight = inFlightPerApp
         // The engine retries with its own backoff and records every attempt; one try here.
         config.retry = .none
         let client = try APNSClient(configuration: config, observer: observer.withLock { $0 })
