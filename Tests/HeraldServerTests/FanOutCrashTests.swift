@@ -25,7 +25,7 @@ import HeraldTestSupport
     /// What the transport is handed at once with the server's settings: `delivery.batchSize` x `delivery.concurrency`.
     /// Of it, at most `delivery.inFlight` is on the wire; the rest of a kill's re-sent set is answers not yet journaled.
     static let window = Int(setting("--delivery-batch-size") ?? 500) * Int(setting("--delivery-concurrency") ?? 4)
-    static let inFlight = Int(setting("--delivery-in-flight") ?? 500)
+    static let inFlight = Int(setting("--delivery-in-flight") ?? 2_000)
     static let journalOff = setting("--delivery-journal-interval") == 0
     /// `HERALD_CRASH_BINARY` measures another build (a release build: a server that keeps up with its answers).
     static let binary = ProcessInfo.processInfo.environment["HERALD_CRASH_BINARY"] ?? MultiNodeTests.binary
@@ -142,10 +142,11 @@ import HeraldTestSupport
             #expect(perKill.allSatisfy { $0 <= Self.window }, "re-sent \(perKill) per kill, more than the \(Self.window) handed to the transport")
             // The pages out at a kill were journaled as APNs accepted them (unless the journal is turned off).
             if !Self.journalOff { #expect(kills.contains { $0.journaled > 0 }, "nothing journaled at any kill: \(kills)") }
-            // Issue #19's target: at most 0.5% of the audience re-sent after a kill. The window on the wire
-            // (`delivery.inFlight`, 500) meets it, but a journal commit that waited behind a page write can
-            // leave more answers unjournaled at the moment of a kill (docs/performance.md, "Crash duplicates,
-            // round 4"), so it is checked when asked for: HERALD_CRASH_TARGET_PERCENT=0.5.
+            // Issue #19's target: at most 0.5% of the audience re-sent after a kill. The default window on the
+            // wire (`delivery.inFlight`, 2,000) exceeds it; 500 meets it in most kills, but a journal commit that
+            // waited behind a page write can leave more answers unjournaled at a kill (docs/performance.md,
+            // "Crash duplicates, round 4"). So it is checked when asked for: HERALD_CRASH_TARGET_PERCENT=0.5
+            // with HERALD_CRASH_ARGS="--delivery-in-flight 500".
             if let target = ProcessInfo.processInfo.environment["HERALD_CRASH_TARGET_PERCENT"].flatMap(Double.init) {
                 #expect(perKill.allSatisfy { Double($0) <= Double(audience) * target / 100 }, "re-sent \(perKill) per kill, more than \(target)% of \(audience)")
             }

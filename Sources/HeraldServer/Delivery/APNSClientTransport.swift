@@ -49,7 +49,7 @@ public final class APNSClientTransport: PushTransport {
     /// `inFlightPerApp`: notifications on the wire at once per client (app and environment), over its
     /// `connectionsPerApp` connections; more wait in the client for answers to make room.
     public init(apple: Endpoints = .apple, simulator: SimulatorRoute? = nil, connectionsPerApp: Int = 2,
-                inFlightPerApp: Int = 500, observer: APNSClientObserver? = nil) {
+                inFlightPerApp: Int = 2_000, observer: APNSClientObserver? = nil) {
         self.apple = apple
         self.simulator = simulator
         self.connections = connectionsPerApp

@@ -47,7 +47,7 @@ extension HeraldConfiguration {
         int("delivery.batchSize", \.dispatchBatchSize, "deliveries claimed and handed to the transport at once", default: "500"),
         int("delivery.concurrency", \.dispatchConcurrency, "transport batches in flight", default: "4"),
         int("delivery.inFlight", \.inFlight, "notifications on the wire at once per app and environment: what a crash may send twice; "
-            + "raise it for a high-latency link to APNs (the rate is at most this over the round trip)", default: "500"),
+            + "the rate is at most this over the round trip to APNs", default: "2000"),
         number("delivery.pollInterval", \.pollInterval, "seconds between idle polls of the queue (an accepted push wakes the loop at once)",
                default: "0.25 s"),
         number("delivery.retryBase", \.retryBase, "seconds: first backoff for transient failures", default: "1 s"),
