@@ -19,8 +19,11 @@ final class InFlightLimiter: Sendable {
         state = Mutex(State(firstNeed: self.limit + 1))
     }
 
+    /// `n` at most `limit`: each of the `n` is released on its own, so taking less room than that would let
+    /// more than the limit onto the wire (the client sends chunks of at most the limit).
     func acquire(_ n: Int = 1) async {
-        let need = min(n, limit)
+        precondition(n <= limit, "a chunk of \(n) is larger than the in-flight limit \(limit)")
+        let need = n
         await withCheckedContinuation { (cont: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { s -> Bool in
                 if s.waiters.isEmpty && s.inFlight + need <= limit {

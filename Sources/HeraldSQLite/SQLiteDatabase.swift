@@ -5,7 +5,7 @@ import Synchronization
 /// A SQLite database file in WAL mode with one writer and one reader connection. Each connection lives on
 /// its own serial dispatch queue, so `sqlite3_step` never runs on Swift's cooperative pool; async callers
 /// resume through continuations. WAL lets the reader run while the writer holds a transaction. A third
-/// connection checkpoints the WAL on a queue of its own, so no commit waits for a checkpoint.
+/// connection checkpoints the WAL on a queue of its own, so no commit waits for the bulk of a checkpoint.
 public final class SQLiteDatabase: Sendable {
     private let writer: SQLiteConnection
     private let reader: SQLiteConnection

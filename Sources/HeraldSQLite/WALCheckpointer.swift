@@ -55,7 +55,8 @@ final class WALCheckpointer: Sendable {
     }
 
     private struct State {
-        var scheduled = false
+        /// A background checkpoint is queued or running: no other is queued, and the writer copies nothing.
+        var busy = false
         /// The WAL size at which the next background checkpoint is queued: `passiveFrames` in a WAL that
         /// started over, more after a checkpoint that did not let it start over.
         var nextRunFrames: Int
@@ -114,14 +115,17 @@ final class WALCheckpointer: Sendable {
                 s.nextRunFrames = policy.passiveFrames
                 return .nothing
             }
+            if s.busy { return .nothing }
+            let growth = max(1, policy.passiveFrames / 4)
             // Past `truncateFrames` readers held the WAL; the TRUNCATE (which also shrinks the file) takes over.
-            if s.remainderDue, !s.scheduled, walFrames < policy.truncateFrames {
+            if s.remainderDue, walFrames < policy.truncateFrames {
                 s.remainderDue = false
-                s.nextRunFrames = walFrames + max(1, policy.passiveFrames / 4)
+                s.nextRunFrames = walFrames + growth
                 return .copyRemainder
             }
-            guard walFrames >= s.nextRunFrames, !s.scheduled else { return .nothing }
-            s.scheduled = true
+            guard walFrames >= s.nextRunFrames else { return .nothing }
+            s.busy = true
+            s.nextRunFrames = walFrames + growth
             return .queue
         }
         switch next {
@@ -140,8 +144,8 @@ final class WALCheckpointer: Sendable {
 
     private func checkpoint() {
         // The WAL's size now, not when this was queued: it may have grown meanwhile.
+        defer { state.withLock { $0.busy = false } }
         let (walFrames, truncate) = state.withLock { s in
-            s.scheduled = false
             let frames = s.stats.lastCommitWALFrames
             return (frames, frames >= max(policy.truncateFrames, s.truncateRetryFrames))
         }

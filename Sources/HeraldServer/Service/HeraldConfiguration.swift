@@ -42,8 +42,8 @@ public struct HeraldConfiguration: Sendable {
     /// `delivery.inFlight`: notifications on the wire at once to one app's APNs environment, whatever the
     /// batches handed over. It is what a crash may send twice (the answers not yet back), and with the round
     /// trip it bounds the rate: 2,000 at 50 ms is 40,000/s. 500 halves what a crash re-sends but caps a distant
-    /// link at a quarter of that, and cost up to ~15% against a local simulator (docs/performance.md, "Crash
-    /// duplicates, round 4").
+    /// link at a quarter of that, and cost 0-20% against a local simulator, within this machine's noise
+    /// (docs/performance.md, "Crash duplicates, round 4").
     public var inFlight: Int = 2_000
     /// `delivery.pollInterval` seconds between queue polls when idle.
     public var pollInterval: Double = 0.25
