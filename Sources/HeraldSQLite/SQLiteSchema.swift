@@ -178,5 +178,10 @@ enum SQLiteSchema {
                 first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL, seqs BLOB NOT NULL);
             CREATE INDEX delivery_journal_push ON delivery_journal(push_id, last_seq);
             """),
+        // No query reads it: the `updatedSince` listing walks `installations_app_seq` (its order is the cursor's),
+        // yet every new installation inserted an entry and every upsert moved one (issue #19: import, registration).
+        Migration(version: 15, name: "no index on installations' update time", sql: """
+            DROP INDEX installations_app_updated;
+            """),
     ]
 }
