@@ -10,20 +10,29 @@ import APNSClient
 /// client, TLS, token auth) to the APNs simulator, which validates every request like APNs and keeps
 /// what each simulated device received.
 @Suite struct SimulatorLiveTests {
+    /// A simulator listening on a sandbox port of its own, its data (and CA) in `directory`, and the
+    /// endpoints through which a transport reaches it.
+    static func startSimulator(in directory: URL, _ configure: (inout SimulatorConfiguration) -> Void = { _ in }) async throws
+        -> (Simulator, APNSClientTransport.Endpoints) {
+        var config = SimulatorConfiguration()
+        config.dataDirectory = directory
+        config.sandboxPort = 0
+        config.productionPort = nil
+        configure(&config)
+        let simulator = try Simulator(configuration: config)
+        let ports = try await simulator.start()
+        return (simulator, .init(sandbox: .custom(host: "127.0.0.1", port: ports.sandbox), production: .production,
+                                 caFile: directory.appendingPathComponent("ca.pem").path))
+    }
+
     @Test func pushReachesASimulatedDeviceAndAnUninstallRetiresTheInstallation() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-e2e-\(UUID().uuidString)")
-        var simConfig = SimulatorConfiguration()
-        simConfig.dataDirectory = directory.appendingPathComponent("sim")
-        simConfig.sandboxPort = 0
-        simConfig.productionPort = nil
-        let simulator = try Simulator(configuration: simConfig)
-        let ports = try await simulator.start()
+        let (simulator, endpoints) = try await Self.startSimulator(in: directory.appendingPathComponent("sim"))
         let key = try simulator.generateSigningKey(bundleIDs: ["com.example.live"])
         let device = simulator.createDevice()
         let token = try simulator.install(bundleID: "com.example.live", environment: .sandbox, on: device.id).token
 
-        let transport = APNSClientTransport(apple: .init(sandbox: .custom(host: "127.0.0.1", port: ports.sandbox), production: .production,
-                                                         caFile: simConfig.dataDirectory!.appendingPathComponent("ca.pem").path))
+        let transport = APNSClientTransport(apple: endpoints)
         var config = HeraldConfiguration()
         config.databasePath = directory.appendingPathComponent("herald/herald.sqlite").path
         config.adminKey = testAdminKey
@@ -71,16 +80,10 @@ import APNSClient
     @Test func batchesStartingTogetherShareOneClient() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-race-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var simConfig = SimulatorConfiguration()
-        simConfig.dataDirectory = directory
-        simConfig.sandboxPort = 0
-        simConfig.productionPort = nil
-        let simulator = try Simulator(configuration: simConfig)
-        let ports = try await simulator.start()
+        let (simulator, endpoints) = try await Self.startSimulator(in: directory)
         let key = try simulator.generateSigningKey(bundleIDs: ["com.example.race"])
         let token = try simulator.install(bundleID: "com.example.race", environment: .sandbox, on: simulator.createDevice().id).token
-        let transport = APNSClientTransport(apple: .init(sandbox: .custom(host: "127.0.0.1", port: ports.sandbox), production: .production,
-                                                         caFile: directory.appendingPathComponent("ca.pem").path))
+        let transport = APNSClientTransport(apple: endpoints)
         let bundle = CredentialBundle(appID: "app", environment: "sandbox",
                                       credential: .token(keyID: key.keyID, teamID: key.teamID, privateKeyPEM: key.privateKeyPEM), version: Date())
         let results = await withTaskGroup(of: [DeliveryResult].self) { group in
@@ -117,23 +120,17 @@ import APNSClient
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-wire-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var simConfig = SimulatorConfiguration()
-        simConfig.dataDirectory = directory
-        simConfig.sandboxPort = 0
-        simConfig.productionPort = nil
-        simConfig.mode = .acceptAll
-        simConfig.faults.delayRate = 1
-        simConfig.faults.delayMilliseconds = 5
-        let simulator = try Simulator(configuration: simConfig)
-        let ports = try await simulator.start()
+        let (simulator, endpoints) = try await Self.startSimulator(in: directory) { config in
+            config.mode = .acceptAll
+            config.faults.delayRate = 1
+            config.faults.delayMilliseconds = 5
+        }
         let key = try simulator.generateSigningKey(bundleIDs: ["com.example.wire"])
         let bundle = CredentialBundle(appID: "app", environment: "sandbox",
                                       credential: .token(keyID: key.keyID, teamID: key.teamID, privateKeyPEM: key.privateKeyPEM), version: Date())
         func most(inFlight: Int) async -> (most: Int, sent: Int, accepted: Int) {
             let wire = Wire()
-            let transport = APNSClientTransport(apple: .init(sandbox: .custom(host: "127.0.0.1", port: ports.sandbox), production: .production,
-                                                             caFile: directory.appendingPathComponent("ca.pem").path),
-                                                inFlightPerApp: inFlight, observer: wire)
+            let transport = APNSClientTransport(apple: endpoints, inFlightPerApp: inFlight, observer: wire)
             // Four slots' batches of 100 at once, as a round hands them over.
             let results = await withTaskGroup(of: [DeliveryResult].self) { group in
                 for batch in 0..<4 {
