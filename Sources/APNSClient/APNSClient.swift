@@ -30,6 +30,10 @@ public final class APNSClient: Sendable {
         public var connections: Int
         /// Notifications in flight across the pool, at most.
         public var maxInFlight: Int
+        /// When set, fewer may be in flight when the peer answers fast enough not to need `maxInFlight`, down to
+        /// this many (`InFlightWindow`): what is on the wire when a server dies is sent again after its restart,
+        /// so a server keeps no more there than the peer's rate needs. nil: always `maxInFlight`.
+        public var minInFlight: Int?
         /// Local cap on streams per connection (the server's SETTINGS may allow fewer).
         public var maxStreamsPerConnection: Int
         /// How long one request may wait for its answer.
@@ -64,6 +68,7 @@ public final class APNSClient: Sendable {
     let tokens: ProviderTokenSource?
     private let pool: APNSConnectionPool
     private let limiter: InFlightLimiter
+    private let window: InFlightWindow?
     private let observer: APNSClientObserver
 
     public init(configuration: Configuration, observer: APNSClientObserver? = nil, group: EventLoopGroup = .shared,
@@ -91,7 +96,10 @@ public final class APNSClient: Sendable {
         template.writesEarly = configuration.connections <= group.loops.count
         pool = APNSConnectionPool(template: template, size: configuration.connections, observer: self.observer, group: group,
                                   requestTimeout: configuration.requestTimeout)
-        limiter = InFlightLimiter(limit: configuration.maxInFlight)
+        // A sized window starts at its floor; its first request is a probe, whose answer sizes it.
+        let limiter = InFlightLimiter(limit: configuration.minInFlight ?? configuration.maxInFlight, floor: configuration.minInFlight)
+        self.limiter = limiter
+        window = configuration.minInFlight == nil ? nil : InFlightWindow(limiter: limiter, ceiling: configuration.maxInFlight)
     }
 
     /// Sends one notification and returns APNs' answer. Transient failures are retried per the policy.
@@ -135,7 +143,7 @@ public final class APNSClient: Sendable {
     private func deliver(_ requests: [APNSPreparedRequest], indices: [Int]?, _ onResult: @escaping @Sendable (APNSDeliveryResult) -> Void) async {
         // A chunk takes its room in the limiter at once, so it is never larger than the limit (a limit below 64
         // let each chunk of 64 through on the limit's worth of room, putting more than the limit on the wire).
-        let chunkSize = min(64, limiter.limit)
+        let chunkSize = min(64, limiter.floor)
         var chunk: [Delivery] = []
         chunk.reserveCapacity(chunkSize)
         // This call's own notifications: concurrent calls sharing the client (the server's dispatch slots)
@@ -157,6 +165,9 @@ public final class APNSClient: Sendable {
         await outstanding.waitUntilNone()
     }
 
+    /// Notifications allowed in flight now: `maxInFlight`, or what the window sized to the peer allows.
+    public var inFlightLimit: Int { limiter.limit }
+
     /// Closes every connection. Notifications still waiting fail with `.shutdown`.
     public func shutdown() { pool.shutdown() }
 
@@ -172,6 +183,10 @@ public final class APNSClient: Sendable {
         var renewedToken = false
         let started = MonotonicTime.now
         var authorization: String?
+        /// The window's probe (sent alone on an empty wire) until its first answer, and when it was handed to its
+        /// connection.
+        var isProbe = false
+        var sentAt: UInt64 = 0
 
         init(client: APNSClient, index: Int, prepared: APNSPreparedRequest, onResult: @escaping @Sendable (APNSDeliveryResult) -> Void) {
             self.client = client
@@ -184,7 +199,20 @@ public final class APNSClient: Sendable {
     }
 
     private func dispatch(_ chunk: [Delivery]) async {
-        await limiter.acquire(chunk.count)
+        guard let window, window.probeIsDue() else {
+            await limiter.acquire(chunk.count)
+            return await send(chunk[...])
+        }
+        await limiter.acquireAlone()
+        chunk[0].isProbe = true
+        await send(chunk[..<1])
+        guard chunk.count > 1 else { return }
+        await limiter.acquire(chunk.count - 1)   // once the probe is answered
+        await send(chunk[1...])
+    }
+
+    /// Sends a chunk that has its room in the limiter.
+    private func send(_ chunk: ArraySlice<Delivery>) async {
         let authorization: String?
         do {
             authorization = try tokens?.authorization()
@@ -202,12 +230,14 @@ public final class APNSClient: Sendable {
             for d in chunk { handleTransportFailure(d, clientError(from: error)) }
             return
         }
-        let deadline = MonotonicTime.now + configuration.requestTimeout.nanosecondsValue
+        let now = MonotonicTime.now
+        let deadline = now + configuration.requestTimeout.nanosecondsValue
         var batch: [(HTTP2ClientRequest, any HTTP2ResponseHandler)] = []
         batch.reserveCapacity(chunk.count)
         var shared = SharedHeaders()
         for d in chunk {
             d.authorization = authorization
+            d.sentAt = now
             batch.append((request(for: d.prepared, authorization: authorization, sharing: &shared), d))
             observer.sent()
         }
@@ -272,6 +302,7 @@ public final class APNSClient: Sendable {
     }
 
     private func complete(_ d: Delivery, _ result: Result<HTTP2ClientResponse, HTTP2ClientError>) {
+        if case .success = result { endProbe(d, answered: true) }
         switch result {
         case let .success(response):
             let outcome = APNSResponse.interpret(status: response.status, apnsID: response.headers["apns-id"],
@@ -297,7 +328,15 @@ public final class APNSClient: Sendable {
         }
     }
 
+    /// Gives the wire back if `d` was the window's probe: sized by its answer time, or as it was when it got none.
+    private func endProbe(_ d: Delivery, answered: Bool) {
+        guard d.isProbe else { return }
+        d.isProbe = false
+        window?.probeEnded(answerTime: answered ? MonotonicTime.now - d.sentAt : nil)
+    }
+
     private func handleTransportFailure(_ d: Delivery, _ error: APNSClientError) {
+        endProbe(d, answered: false)
         if case .shutdown = error { return finish(d, .failure(error)) }
         // The server said it processes this one: sending it again could deliver it twice.
         if case .transport(.unansweredAfterGoAway) = error { return finish(d, .failure(error)) }
@@ -317,6 +356,7 @@ public final class APNSClient: Sendable {
     }
 
     private func finish(_ d: Delivery, _ result: Result<APNSSuccess, APNSClientError>) {
+        endProbe(d, answered: false)
         let latency = Double(MonotonicTime.now - d.started) / 1e9
         switch result {
         case .success: observer.accepted(latency: latency)

@@ -4,29 +4,58 @@ import Synchronization
 /// This is where APNs' stream limits turn into backpressure on the producer.
 final class InFlightLimiter: Sendable {
     private struct State {
+        var limit: Int
         var inFlight = 0
         var waiters: [(need: Int, cont: CheckedContinuation<Void, Never>)] = []
-        /// What the first waiter needs, or more than the limit when none waits: a release (one per completed
+        /// What the first waiter needs, or `Int.max` when none waits: a release (one per completed
         /// notification, on the event loop) compares two integers and is done until that much room is free.
-        var firstNeed: Int
+        var firstNeed = Int.max
+        /// A probe has the wire to itself (`acquireAlone` until `endProbe`): nobody else gets room.
+        var alone = false
+        var aloneWaiter: CheckedContinuation<Void, Never>?
+
+        /// Takes room for the waiters that now fit, in order (or for the probe, once the wire is empty).
+        mutating func admitWaiters() -> [CheckedContinuation<Void, Never>]? {
+            if alone {
+                guard inFlight == 0, let probe = aloneWaiter else { return nil }
+                inFlight = 1
+                aloneWaiter = nil
+                return [probe]
+            }
+            guard inFlight <= limit - firstNeed else { return nil }
+            var ready: [CheckedContinuation<Void, Never>] = []
+            while let first = waiters.first, inFlight + first.need <= limit {
+                inFlight += first.need
+                ready.append(first.cont)
+                waiters.removeFirst()
+            }
+            firstNeed = waiters.first?.need ?? Int.max
+            return ready
+        }
     }
 
-    let limit: Int
+    /// The smallest the limit can be set to, and so the largest `acquire` may ask for.
+    let floor: Int
     private let state: Mutex<State>
 
-    init(limit: Int) {
-        self.limit = max(1, limit)
-        state = Mutex(State(firstNeed: self.limit + 1))
+    /// `floor` (at most `limit`) is how low `endProbe` may set the limit; without it the limit is fixed.
+    init(limit: Int, floor: Int? = nil) {
+        let limit = max(1, limit)
+        self.floor = max(1, min(floor ?? limit, limit))
+        state = Mutex(State(limit: limit))
     }
 
-    /// `n` at most `limit`: each of the `n` is released on its own, so taking less room than that would let
-    /// more than the limit onto the wire (the client sends chunks of at most the limit).
+    /// Notifications allowed in flight now.
+    var limit: Int { state.withLock { $0.limit } }
+
+    /// `n` at most `floor`: each of the `n` is released on its own, so taking less room than that would let
+    /// more than the limit onto the wire (the client sends chunks of at most the floor).
     func acquire(_ n: Int = 1) async {
-        precondition(n <= limit, "a chunk of \(n) is larger than the in-flight limit \(limit)")
+        precondition(n <= floor, "a chunk of \(n) is larger than the smallest in-flight limit \(floor)")
         let need = n
         await withCheckedContinuation { (cont: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { s -> Bool in
-                if s.waiters.isEmpty && s.inFlight + need <= limit {
+                if !s.alone && s.waiters.isEmpty && s.inFlight + need <= s.limit {
                     s.inFlight += need
                     return true
                 }
@@ -38,18 +67,38 @@ final class InFlightLimiter: Sendable {
         }
     }
 
+    /// Room for one request with nothing else in flight: gives no more room to anyone, and returns once what is
+    /// in flight has been answered. `endProbe` gives the wire back.
+    func acquireAlone() async {
+        await withCheckedContinuation { (cont: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { s -> Bool in
+                precondition(!s.alone, "one probe at a time")
+                s.alone = true
+                if s.inFlight == 0 {
+                    s.inFlight = 1
+                    return true
+                }
+                s.aloneWaiter = cont
+                return false
+            }
+            if ready { cont.resume() }
+        }
+    }
+
+    /// Ends a probe, with a new limit (not below `floor`) or nil to keep the old one.
+    func endProbe(limit newLimit: Int?) {
+        let ready = state.withLock { s -> [CheckedContinuation<Void, Never>]? in
+            s.alone = false
+            if let newLimit { s.limit = max(floor, newLimit) }
+            return s.admitWaiters()
+        }
+        ready?.forEach { $0.resume() }
+    }
+
     func release(_ n: Int = 1) {
         let ready = state.withLock { s -> [CheckedContinuation<Void, Never>]? in
             s.inFlight -= n
-            guard s.inFlight <= limit - s.firstNeed else { return nil }
-            var ready: [CheckedContinuation<Void, Never>] = []
-            while let first = s.waiters.first, s.inFlight + first.need <= limit {
-                s.inFlight += first.need
-                ready.append(first.cont)
-                s.waiters.removeFirst()
-            }
-            s.firstNeed = s.waiters.first?.need ?? limit + 1
-            return ready
+            return s.admitWaiters()
         }
         ready?.forEach { $0.resume() }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import HeraldHTTP
+import HeraldServer
 import HeraldStore
 @testable import HeraldSQLite
 @testable import HeraldSimulator
@@ -25,7 +26,7 @@ import HeraldTestSupport
     /// What the transport is handed at once with the server's settings: `delivery.batchSize` x `delivery.concurrency`.
     /// Of it, at most `delivery.inFlight` is on the wire; the rest of a kill's re-sent set is answers not yet journaled.
     static let window = Int(setting("--delivery-batch-size") ?? 500) * Int(setting("--delivery-concurrency") ?? 4)
-    static let inFlight = Int(setting("--delivery-in-flight") ?? 2_000)
+    static let inFlight = Int(setting("--delivery-in-flight") ?? Double(HeraldConfiguration.defaultInFlight))
     static let journalOff = setting("--delivery-journal-interval") == 0
     /// `HERALD_CRASH_BINARY` measures another build (a release build: a server that keeps up with its answers).
     static let binary = ProcessInfo.processInfo.environment["HERALD_CRASH_BINARY"] ?? MultiNodeTests.binary
@@ -142,11 +143,12 @@ import HeraldTestSupport
             #expect(perKill.allSatisfy { $0 <= Self.window }, "re-sent \(perKill) per kill, more than the \(Self.window) handed to the transport")
             // The pages out at a kill were journaled as APNs accepted them (unless the journal is turned off).
             if !Self.journalOff { #expect(kills.contains { $0.journaled > 0 }, "nothing journaled at any kill: \(kills)") }
-            // Issue #19's target: at most 0.5% of the audience re-sent after a kill. The default window on the
-            // wire (`delivery.inFlight`, 2,000) exceeds it; 500 meets it in most kills, but a journal commit that
-            // waited behind a page write can leave more answers unjournaled at a kill (docs/performance.md,
-            // "Crash duplicates, round 4"). So it is checked when asked for: HERALD_CRASH_TARGET_PERCENT=0.5
-            // with HERALD_CRASH_ARGS="--delivery-in-flight 500".
+            // Issue #19's target: at most 0.5% of the audience re-sent after a kill. The window on the wire is sized
+            // to the simulator (`InFlightWindow`: 256 when it answers a lone request within 2.56 ms), and kills then
+            // stay within it. But on a machine busy with other tests the simulator can look far away (the window
+            // opens toward `delivery.inFlight`, 2,000), and a journal commit that waited behind a page write leaves
+            // more answers unjournaled (docs/performance.md, "Crash duplicates, round 5"). So it is checked when
+            // asked for: HERALD_CRASH_TARGET_PERCENT=0.5.
             if let target = ProcessInfo.processInfo.environment["HERALD_CRASH_TARGET_PERCENT"].flatMap(Double.init) {
                 #expect(perKill.allSatisfy { Double($0) <= Double(audience) * target / 100 }, "re-sent \(perKill) per kill, more than \(target)% of \(audience)")
             }
@@ -156,7 +158,7 @@ import HeraldTestSupport
             let journal = metrics.split(separator: "\n").filter { $0.hasPrefix("herald_delivery_journal") }.map(String.init)
             print("fan-out crashes: \(audience) devices, killed at \(kills.map(\.accepted)) accepted, journaled beyond the cursor \(kills.map(\.journaled)), "
                   + "unrecorded at each kill \(kills.map(\.unrecorded)), "
-                  + "duplicates after each kill \(perKill) (\(extra) in all, \(Double(extra) * 100 / Double(audience))%; on the wire at most \(Self.inFlight)); last run's journal: \(journal.joined(separator: ", ")); "
+                  + "duplicates after each kill \(perKill) (\(extra) in all, \(Double(extra) * 100 / Double(audience))%; window on the wire at most \(Self.inFlight)); last run's journal: \(journal.joined(separator: ", ")); "
                   + String(format: "devices %.1f s, server and import %.1f s, push with three restarts %.1f s",
                            made.timeIntervalSince(began), imported.timeIntervalSince(made), Date().timeIntervalSince(imported)))
         } catch {

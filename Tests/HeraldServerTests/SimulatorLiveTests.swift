@@ -106,58 +106,99 @@ import APNSClient
         await simulator.stop()
     }
 
-    /// `delivery.inFlight`: what a crash may send twice is what is on the wire, so the transport keeps at most
-    /// that many requests unanswered per app and environment, whatever its slots hand over at once; the rest
-    /// wait in the client and all go out. The simulator holds each answer back a little, so requests pile up.
-    @Test func theWireHoldsAtMostTheInFlightLimitWhateverTheBatches() async throws {
-        final class Wire: APNSClientObserver {
-            private let counts = Mutex((onWire: 0, most: 0, sent: 0))
-            func sent() { counts.withLock { $0.onWire += 1; $0.sent += 1; $0.most = max($0.most, $0.onWire) } }
-            func accepted(latency: Double) { counts.withLock { $0.onWire -= 1 } }
-            func rejected(status: Int, reason: APNSReason?, latency: Double) { counts.withLock { $0.onWire -= 1 } }
-            func failed(_ error: APNSClientError) { counts.withLock { $0.onWire -= 1 } }
-            var seen: (most: Int, sent: Int) { counts.withLock { ($0.most, $0.sent) } }
-        }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-wire-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
+    /// Counts what the transport has on the wire: sent and not yet answered.
+    final class Wire: APNSClientObserver {
+        private let counts = Mutex((onWire: 0, most: 0, sent: 0))
+        func sent() { counts.withLock { $0.onWire += 1; $0.sent += 1; $0.most = max($0.most, $0.onWire) } }
+        func accepted(latency: Double) { counts.withLock { $0.onWire -= 1 } }
+        func rejected(status: Int, reason: APNSReason?, latency: Double) { counts.withLock { $0.onWire -= 1 } }
+        func failed(_ error: APNSClientError) { counts.withLock { $0.onWire -= 1 } }
+        var seen: (most: Int, sent: Int) { counts.withLock { ($0.most, $0.sent) } }
+    }
+
+    /// A simulator that answers at once, accepting every request, or (with a `delay` in milliseconds) one that
+    /// holds each answer that long, validating them (its faults apply only there: its tokens are unknown, so
+    /// it answers BadDeviceToken); and a credential for it.
+    static func pacedSimulator(in directory: URL, delay: Int = 0) async throws -> (Simulator, APNSClientTransport.Endpoints, CredentialBundle) {
         let (simulator, endpoints) = try await Self.startSimulator(in: directory) { config in
-            config.mode = .acceptAll
+            if delay == 0 { config.mode = .acceptAll }
             config.faults.delayRate = 1
-            config.faults.delayMilliseconds = 5
+            config.faults.delayMilliseconds = delay
         }
         let key = try simulator.generateSigningKey(bundleIDs: ["com.example.wire"])
         let bundle = CredentialBundle(appID: "app", environment: "sandbox",
                                       credential: .token(keyID: key.keyID, teamID: key.teamID, privateKeyPEM: key.privateKeyPEM), version: Date())
-        func most(inFlight: Int) async -> (most: Int, sent: Int, accepted: Int) {
-            let wire = Wire()
-            let transport = APNSClientTransport(apple: endpoints, inFlightPerApp: inFlight, observer: wire)
-            // Four slots' batches of 100 at once, as a round hands them over.
-            let results = await withTaskGroup(of: [DeliveryResult].self) { group in
-                for batch in 0..<4 {
-                    group.addTask {
-                        let notifications = (0..<100).map { (i: Int) -> OutgoingNotification in
-                            let n = batch * 1_000 + i
-                            return OutgoingNotification(id: Int64(n), deviceToken: String(format: "%064x", n + 1), apnsID: UUID(),
-                                                        topic: "com.example.wire", pushType: "alert", priority: 10, expiration: nil, collapseID: nil,
-                                                        payload: Array(#"{"aps":{"alert":"x"}}"#.utf8))
-                        }
-                        return await transport.deliver(OutgoingBatch(appID: "app", pushID: "p", credential: bundle, notifications: notifications))
+        return (simulator, endpoints, bundle)
+    }
+
+    /// Four slots' batches of `size` handed to a new transport at once, as a round hands them over: the most
+    /// that were on the wire together, how many were sent, answered and accepted.
+    static func sendFourBatches(of size: Int, to endpoints: APNSClientTransport.Endpoints, as bundle: CredentialBundle,
+                                inFlight: Int) async -> (most: Int, sent: Int, answered: Int, accepted: Int) {
+        let wire = Wire()
+        let transport = APNSClientTransport(apple: endpoints, inFlightPerApp: inFlight, observer: wire)
+        let results = await withTaskGroup(of: [DeliveryResult].self) { group in
+            for batch in 0..<4 {
+                group.addTask {
+                    let notifications = (0..<size).map { (i: Int) -> OutgoingNotification in
+                        let n = batch * 100_000 + i
+                        return OutgoingNotification(id: Int64(n), deviceToken: String(format: "%064x", n + 1), apnsID: UUID(),
+                                                    topic: "com.example.wire", pushType: "alert", priority: 10, expiration: nil, collapseID: nil,
+                                                    payload: Array(#"{"aps":{"alert":"x"}}"#.utf8))
                     }
+                    return await transport.deliver(OutgoingBatch(appID: "app", pushID: "p", credential: bundle, notifications: notifications))
                 }
-                var all: [DeliveryResult] = []
-                for await r in group { all += r }
-                return all
             }
-            transport.shutdown()
-            return (wire.seen.most, wire.seen.sent, results.filter { $0.status == 200 }.count)
+            var all: [DeliveryResult] = []
+            for await r in group { all += r }
+            return all
         }
-        let limited = await most(inFlight: 16)
+        transport.shutdown()
+        return (wire.seen.most, wire.seen.sent, results.filter { $0.status != nil }.count, results.filter { $0.status == 200 }.count)
+    }
+
+    /// `delivery.inFlight`: what a crash may send twice is what is on the wire, so the transport keeps at most
+    /// that many requests unanswered per app and environment, whatever its slots hand over at once; the rest
+    /// wait in the client and all go out.
+    @Test func theWireHoldsAtMostTheInFlightLimitWhateverTheBatches() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-wire-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (simulator, endpoints, bundle) = try await Self.pacedSimulator(in: directory)
+        let limited = await Self.sendFourBatches(of: 100, to: endpoints, as: bundle, inFlight: 16)
         #expect(limited.accepted == 400 && limited.sent == 400)
         #expect(limited.most <= 16, "\(limited.most) requests were on the wire at once")
         // The same batches with room for all of them: the limit, not the simulator's pace, kept the wire short.
-        let open = await most(inFlight: 2_000)
+        let open = await Self.sendFourBatches(of: 100, to: endpoints, as: bundle, inFlight: 2_000)
         #expect(open.accepted == 400)
         #expect(open.most > 16, "\(open.most)")
         await simulator.stop()
+    }
+
+    /// Below `delivery.inFlight`, the window follows the peer (`InFlightWindow`): a peer that answers a lone
+    /// request at once gets a few hundred on the wire, what a crash would re-send; one that takes 300 ms (APNs
+    /// far away) gets more, as its rate needs.
+    @Test func theWindowOnTheWireFollowsHowFastThePeerAnswers() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-window-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (near, nearEndpoints, nearBundle) = try await Self.pacedSimulator(in: directory.appendingPathComponent("near"))
+        // 256 for a lone answer within 2.56 ms, 500 for 5 ms. The probe's answer time is this process's too: with
+        // other tests running beside it, the simulator may take 20 ms (and so get the whole limit), so each try
+        // uses a new transport (a new probe), and one of them must see the small window.
+        var seen: [Int] = []
+        for _ in 0..<10 {
+            let fast = await Self.sendFourBatches(of: 500, to: nearEndpoints, as: nearBundle, inFlight: 2_000)
+            #expect(fast.accepted == 2_000)
+            seen.append(fast.most)
+            if fast.most <= 500 { break }
+        }
+        #expect(seen.last! <= 500, "on the wire to a peer that answers at once: \(seen)")
+        await near.stop()
+        let (far, farEndpoints, farBundle) = try await Self.pacedSimulator(in: directory.appendingPathComponent("far"), delay: 300)
+        let slow = await Self.sendFourBatches(of: 500, to: farEndpoints, as: farBundle, inFlight: 2_000)
+        #expect(slow.answered == 2_000)
+        // Its window is the limit (100,000/s for 300 ms would need 30,000); how many go out within one answer
+        // time depends on this machine's speed, but far more than the near peer's few hundred.
+        #expect(slow.most > 1_000, "only \(slow.most) on the wire to a peer 300 ms away")
+        await far.stop()
     }
 }

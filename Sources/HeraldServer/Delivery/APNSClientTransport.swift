@@ -39,6 +39,10 @@ public final class APNSClientTransport: PushTransport {
         }
     }
 
+    /// The smallest window a client's is sized down to (`APNSClient.Configuration.minInFlight`): room for
+    /// 100,000 notifications a second to a peer answering in 2.5 ms.
+    public static let nearPeerInFlight = 256
+
     private let apple: Endpoints
     private let simulator: SimulatorRoute?
     private let connections: Int
@@ -46,10 +50,12 @@ public final class APNSClientTransport: PushTransport {
     private let observer: Mutex<APNSClientObserver?>
     private let clients = Mutex<[String: (version: Date, client: APNSClient)]>([:])
 
-    /// `inFlightPerApp`: notifications on the wire at once per client (app and environment), over its
-    /// `connectionsPerApp` connections; more wait in the client for answers to make room.
+    /// `inFlightPerApp`: notifications on the wire at once per client (app and environment), at most, over its
+    /// `connectionsPerApp` connections; more wait in the client for answers to make room. A peer that answers
+    /// fast (the simulator, anything within a few milliseconds) gets fewer, down to `nearPeerInFlight`: they
+    /// keep it as busy, and they are what a killed server sends again after its restart (`InFlightWindow`).
     public init(apple: Endpoints = .apple, simulator: SimulatorRoute? = nil, connectionsPerApp: Int = 2,
-                inFlightPerApp: Int = 2_000, observer: APNSClientObserver? = nil) {
+                inFlightPerApp: Int = HeraldConfiguration.defaultInFlight, observer: APNSClientObserver? = nil) {
         self.apple = apple
         self.simulator = simulator
         self.connections = connectionsPerApp
@@ -147,6 +153,7 @@ public final class APNSClientTransport: PushTransport {
         config.caFile = endpoints.caFile
         config.connections = connections
         config.maxInFlight = inFlightPerApp
+        config.minInFlight = min(Self.nearPeerInFlight, inFlightPerApp)
         // The engine retries with its own backoff and records every attempt; one try here.
         config.retry = .none
         let client = try APNSClient(configuration: config, observer: observer.withLock { $0 })

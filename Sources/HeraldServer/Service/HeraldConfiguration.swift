@@ -39,12 +39,12 @@ public struct HeraldConfiguration: Sendable {
     public var dispatchBatchSize: Int = 500
     /// `delivery.concurrency`: transport batches in flight at once.
     public var dispatchConcurrency: Int = 4
-    /// `delivery.inFlight`: notifications on the wire at once to one app's APNs environment, whatever the
-    /// batches handed over. It is what a crash may send twice (the answers not yet back), and with the round
-    /// trip it bounds the rate: 2,000 at 50 ms is 40,000/s. 500 halves what a crash re-sends but caps a distant
-    /// link at a quarter of that, and cost 0-20% against a local simulator, within this machine's noise
-    /// (docs/performance.md, "Crash duplicates, round 4").
-    public var inFlight: Int = 2_000
+    /// `delivery.inFlight`: notifications on the wire at once to one app's APNs environment at most, whatever
+    /// the batches handed over; with the round trip it bounds the rate (2,000 at 50 ms is 40,000/s). Below it the
+    /// window follows the peer (`InFlightWindow`): 256 for one that answers within 2.5 ms, since what is on the
+    /// wire is what a crash may send twice (docs/performance.md, "Crash duplicates, round 5").
+    public var inFlight: Int = HeraldConfiguration.defaultInFlight
+    public static let defaultInFlight = 2_000
     /// `delivery.pollInterval` seconds between queue polls when idle.
     public var pollInterval: Double = 0.25
     /// `delivery.retryBase` / `delivery.retryCap` seconds: exponential backoff with jitter for transient failures.
