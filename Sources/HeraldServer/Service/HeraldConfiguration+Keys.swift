@@ -46,8 +46,8 @@ extension HeraldConfiguration {
         int("delivery.fanOutBatchSize", \.fanOutBatchSize, "installations resolved per fan-out transaction; each slot sends its share in batches, one after the other", default: "8000"),
         int("delivery.batchSize", \.dispatchBatchSize, "deliveries claimed and handed to the transport at once", default: "500"),
         int("delivery.concurrency", \.dispatchConcurrency, "transport batches in flight", default: "4"),
-        int("delivery.inFlight", \.inFlight, "notifications on the wire at once per app and environment: what a crash may send twice; "
-            + "the rate is at most this over the round trip to APNs", default: "2000"),
+        int("delivery.inFlight", \.inFlight, "notifications on the wire at once per app and environment, at most: the rate is at most "
+            + "this over the round trip to APNs; a peer answering within 2.5 ms gets 256, what a crash may send twice", default: "2000"),
         number("delivery.pollInterval", \.pollInterval, "seconds between idle polls of the queue (an accepted push wakes the loop at once)",
                default: "0.25 s"),
         number("delivery.retryBase", \.retryBase, "seconds: first backoff for transient failures", default: "1 s"),
