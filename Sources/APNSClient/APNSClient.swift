@@ -99,7 +99,7 @@ public final class APNSClient: Sendable {
         // A sized window starts at its floor; its first request is a probe, whose answer sizes it.
         let limiter = InFlightLimiter(limit: configuration.minInFlight ?? configuration.maxInFlight, floor: configuration.minInFlight)
         self.limiter = limiter
-        window = configuration.minInFlight == nil ? nil : InFlightWindow(limiter: limiter, ceiling: configuration.maxInFlight)
+        window = configuration.minInFlight == nil ? nil : InFlightWindow(limiter: limiter, ceiling: configuration.maxInFlight, observer: self.observer)
     }
 
     /// Sends one notification and returns APNs' answer. Transient failures are retried per the policy.

@@ -13,6 +13,9 @@ public protocol APNSClientObserver: Sendable {
     func connectionOpened()
     func connectionClosed()
     func connectionFailed()
+    /// A probe (one request alone on an empty wire) was answered in `probeSeconds`, and the in-flight window is
+    /// now `window` (`APNSClient.Configuration.minInFlight`).
+    func windowSized(_ window: Int, probeSeconds: Double)
 }
 
 extension APNSClientObserver {
@@ -23,6 +26,7 @@ extension APNSClientObserver {
     public func connectionOpened() {}
     public func connectionClosed() {}
     public func connectionFailed() {}
+    public func windowSized(_ window: Int, probeSeconds: Double) {}
 }
 
 struct NoObserver: APNSClientObserver {}

@@ -21,12 +21,14 @@ final class InFlightWindow: Sendable {
 
     private let limiter: InFlightLimiter
     private let ceiling: Int
+    private let observer: APNSClientObserver
     /// Whether a probe is under way, and when the last one started (nil before the first).
     private let probe = Mutex<(running: Bool, started: UInt64?)>((false, nil))
 
-    init(limiter: InFlightLimiter, ceiling: Int) {
+    init(limiter: InFlightLimiter, ceiling: Int, observer: APNSClientObserver) {
         self.limiter = limiter
         self.ceiling = ceiling
+        self.observer = observer
     }
 
     /// The window for a peer that answers a lone request in `nanoseconds`.
@@ -48,6 +50,9 @@ final class InFlightWindow: Sendable {
     /// stays as it was.
     func probeEnded(answerTime nanoseconds: UInt64?) {
         probe.withLock { $0.running = false }
-        limiter.endProbe(limit: nanoseconds.map { Self.limit(answerTime: $0, floor: limiter.floor, ceiling: ceiling) })
+        guard let nanoseconds else { return limiter.endProbe(limit: nil) }
+        let window = Self.limit(answerTime: nanoseconds, floor: limiter.floor, ceiling: ceiling)
+        limiter.endProbe(limit: window)
+        observer.windowSized(window, probeSeconds: Double(nanoseconds) / 1e9)
     }
 }

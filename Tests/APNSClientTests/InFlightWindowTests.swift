@@ -49,7 +49,7 @@ import Synchronization
     }
 
     @Test func oneProbeAtATimeAndThenNotBeforeTheInterval() {
-        let window = InFlightWindow(limiter: InFlightLimiter(limit: 256, floor: 256), ceiling: 2_000)
+        let window = InFlightWindow(limiter: InFlightLimiter(limit: 256, floor: 256), ceiling: 2_000, observer: NoObserver())
         #expect(window.probeIsDue(now: 1_000))
         #expect(!window.probeIsDue(now: 2_000), "a second probe while the first runs")
         window.probeEnded(answerTime: 5_000_000)

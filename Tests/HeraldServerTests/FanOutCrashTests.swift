@@ -154,8 +154,10 @@ import HeraldTestSupport
             }
             let scraped = try await admin.client.send(HTTPRequest(method: "GET", target: "/metrics", headers: [:], body: []))
             let metrics = String(decoding: scraped.body, as: UTF8.self)
-            // The journal's commits in the last run and how long an acceptance waited for its commit.
-            let journal = metrics.split(separator: "\n").filter { $0.hasPrefix("herald_delivery_journal") }.map(String.init)
+            // The journal's commits in the last run and how long an acceptance waited for its commit, and the
+            // window on the wire the last probe chose.
+            let journal = metrics.split(separator: "\n").filter { $0.hasPrefix("herald_delivery_journal") || $0.hasPrefix("herald_apns_in_flight_window") }
+                .map(String.init)
             print("fan-out crashes: \(audience) devices, killed at \(kills.map(\.accepted)) accepted, journaled beyond the cursor \(kills.map(\.journaled)), "
                   + "unrecorded at each kill \(kills.map(\.unrecorded)), "
                   + "duplicates after each kill \(perKill) (\(extra) in all, \(Double(extra) * 100 / Double(audience))%; window on the wire at most \(Self.inFlight)); last run's journal: \(journal.joined(separator: ", ")); "

@@ -108,12 +108,13 @@ import APNSClient
 
     /// Counts what the transport has on the wire: sent and not yet answered.
     final class Wire: APNSClientObserver {
-        private let counts = Mutex((onWire: 0, most: 0, sent: 0))
+        private let counts = Mutex((onWire: 0, most: 0, sent: 0, window: Int?.none))
         func sent() { counts.withLock { $0.onWire += 1; $0.sent += 1; $0.most = max($0.most, $0.onWire) } }
         func accepted(latency: Double) { counts.withLock { $0.onWire -= 1 } }
         func rejected(status: Int, reason: APNSReason?, latency: Double) { counts.withLock { $0.onWire -= 1 } }
         func failed(_ error: APNSClientError) { counts.withLock { $0.onWire -= 1 } }
-        var seen: (most: Int, sent: Int) { counts.withLock { ($0.most, $0.sent) } }
+        func windowSized(_ window: Int, probeSeconds: Double) { counts.withLock { $0.window = window } }
+        var seen: (most: Int, sent: Int, window: Int?) { counts.withLock { ($0.most, $0.sent, $0.window) } }
     }
 
     /// A simulator that answers at once, accepting every request, or (with a `delay` in milliseconds) one that
@@ -134,7 +135,7 @@ import APNSClient
     /// Four slots' batches of `size` handed to a new transport at once, as a round hands them over: the most
     /// that were on the wire together, how many were sent, answered and accepted.
     static func sendFourBatches(of size: Int, to endpoints: APNSClientTransport.Endpoints, as bundle: CredentialBundle,
-                                inFlight: Int) async -> (most: Int, sent: Int, answered: Int, accepted: Int) {
+                                inFlight: Int) async -> (most: Int, sent: Int, answered: Int, accepted: Int, window: Int?) {
         let wire = Wire()
         let transport = APNSClientTransport(apple: endpoints, inFlightPerApp: inFlight, observer: wire)
         let results = await withTaskGroup(of: [DeliveryResult].self) { group in
@@ -154,7 +155,7 @@ import APNSClient
             return all
         }
         transport.shutdown()
-        return (wire.seen.most, wire.seen.sent, results.filter { $0.status != nil }.count, results.filter { $0.status == 200 }.count)
+        return (wire.seen.most, wire.seen.sent, results.filter { $0.status != nil }.count, results.filter { $0.status == 200 }.count, wire.seen.window)
     }
 
     /// `delivery.inFlight`: what a crash may send twice is what is on the wire, so the transport keeps at most
@@ -188,6 +189,8 @@ import APNSClient
         for _ in 0..<10 {
             let fast = await Self.sendFourBatches(of: 500, to: nearEndpoints, as: nearBundle, inFlight: 2_000)
             #expect(fast.accepted == 2_000)
+            // The window the probe reported held the wire, whatever this machine's load made it.
+            #expect(fast.window.map { fast.most <= $0 } == true, "\(fast.most) on the wire, window \(fast.window.map(String.init) ?? "never sized")")
             seen.append(fast.most)
             if fast.most <= 500 { break }
         }
@@ -196,6 +199,7 @@ import APNSClient
         let (far, farEndpoints, farBundle) = try await Self.pacedSimulator(in: directory.appendingPathComponent("far"), delay: 300)
         let slow = await Self.sendFourBatches(of: 500, to: farEndpoints, as: farBundle, inFlight: 2_000)
         #expect(slow.answered == 2_000)
+        #expect(slow.window == 2_000)
         // Its window is the limit (100,000/s for 300 ms would need 30,000); how many go out within one answer
         // time depends on this machine's speed, but far more than the near peer's few hundred.
         #expect(slow.most > 1_000, "only \(slow.most) on the wire to a peer 300 ms away")

@@ -38,4 +38,12 @@ struct APNSMetricsObserver: APNSClientObserver {
     func connectionOpened() { metrics.increment(opened) }
     func connectionClosed() { metrics.increment(closed) }
     func connectionFailed() { metrics.increment(connectFailed) }
+
+    /// Probes answer in a fraction of a millisecond from a peer next door and in tens from APNs.
+    static let probeBuckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]
+
+    func windowSized(_ window: Int, probeSeconds: Double) {
+        metrics.set("herald_apns_in_flight_window", Double(window))
+        metrics.observe("herald_apns_probe_seconds", probeSeconds, buckets: Self.probeBuckets)
+    }
 }

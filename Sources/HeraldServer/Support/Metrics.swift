@@ -20,6 +20,8 @@ public final class Metrics: Sendable {
         "herald_apns_failures_total": ("counter", "Requests that got no APNs answer (connection lost, timeout)."),
         "herald_apns_connections_total": ("counter", "APNs connections by event (opened, closed, failed)."),
         "herald_apns_latency_seconds": ("histogram", "Time from sending a notification to APNs' answer."),
+        "herald_apns_in_flight_window": ("gauge", "Notifications on the wire at most, as the last probe sized it (256 up to delivery.inFlight)."),
+        "herald_apns_probe_seconds": ("histogram", "Answer time of a lone request on an empty wire, which sizes the in-flight window."),
         "herald_cluster_nodes": ("gauge", "Nodes with a live lease on the shared database, as this node last saw them."),
         "herald_cluster_leader": ("gauge", "1 while this node holds the scheduler lease (promotes, purges, rescues)."),
         "herald_cluster_rescues_total": ("counter", "Expired nodes whose work this node took back."),
