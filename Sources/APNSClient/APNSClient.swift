@@ -97,7 +97,7 @@ public final class APNSClient: Sendable {
         pool = APNSConnectionPool(template: template, size: configuration.connections, observer: self.observer, group: group,
                                   requestTimeout: configuration.requestTimeout)
         // A sized window starts at its floor; its first request is a probe, whose answer sizes it.
-        let limiter = InFlightLimiter(limit: configuration.minInFlight ?? configuration.maxInFlight, floor: configuration.minInFlight)
+        let limiter = InFlightLimiter(limit: min(configuration.minInFlight ?? .max, configuration.maxInFlight), floor: configuration.minInFlight)
         self.limiter = limiter
         window = configuration.minInFlight == nil ? nil : InFlightWindow(limiter: limiter, ceiling: configuration.maxInFlight, observer: self.observer)
     }
@@ -183,9 +183,9 @@ public final class APNSClient: Sendable {
         var renewedToken = false
         let started = MonotonicTime.now
         var authorization: String?
-        /// The window's probe (sent alone on an empty wire) until its first answer, and when it was handed to its
-        /// connection.
-        var isProbe = false
+        /// The number of the window's probe this is (sent alone on an empty wire) until its first answer, and when
+        /// it was handed to its connection.
+        var probe: UInt64?
         var sentAt: UInt64 = 0
 
         init(client: APNSClient, index: Int, prepared: APNSPreparedRequest, onResult: @escaping @Sendable (APNSDeliveryResult) -> Void) {
@@ -199,13 +199,13 @@ public final class APNSClient: Sendable {
     }
 
     private func dispatch(_ chunk: [Delivery]) async {
-        guard let window, window.probeIsDue() else {
+        guard let window, let probe = window.startProbe() else {
             await limiter.acquire(chunk.count)
             return await send(chunk[...])
         }
-        await limiter.acquireAlone()
-        chunk[0].isProbe = true
+        chunk[0].probe = probe
         await send(chunk[..<1])
+        Task { await window.expire(probe) }
         guard chunk.count > 1 else { return }
         await limiter.acquire(chunk.count - 1)   // once the probe is answered
         await send(chunk[1...])
@@ -330,9 +330,9 @@ public final class APNSClient: Sendable {
 
     /// Gives the wire back if `d` was the window's probe: sized by its answer time, or as it was when it got none.
     private func endProbe(_ d: Delivery, answered: Bool) {
-        guard d.isProbe else { return }
-        d.isProbe = false
-        window?.probeEnded(answerTime: answered ? MonotonicTime.now - d.sentAt : nil)
+        guard let probe = d.probe else { return }
+        d.probe = nil
+        window?.probeEnded(probe, answerTime: answered ? MonotonicTime.now - d.sentAt : nil)
     }
 
     private func handleTransportFailure(_ d: Delivery, _ error: APNSClientError) {

@@ -10,19 +10,12 @@ final class InFlightLimiter: Sendable {
         /// What the first waiter needs, or `Int.max` when none waits: a release (one per completed
         /// notification, on the event loop) compares two integers and is done until that much room is free.
         var firstNeed = Int.max
-        /// A probe has the wire to itself (`acquireAlone` until `endProbe`): nobody else gets room.
+        /// A probe has the wire to itself (`tryAcquireAlone` until `endProbe`): nobody else gets room.
         var alone = false
-        var aloneWaiter: CheckedContinuation<Void, Never>?
 
-        /// Takes room for the waiters that now fit, in order (or for the probe, once the wire is empty).
+        /// Takes room for the waiters that now fit, in order.
         mutating func admitWaiters() -> [CheckedContinuation<Void, Never>]? {
-            if alone {
-                guard inFlight == 0, let probe = aloneWaiter else { return nil }
-                inFlight = 1
-                aloneWaiter = nil
-                return [probe]
-            }
-            guard inFlight <= limit - firstNeed else { return nil }
+            guard !alone, inFlight <= limit - firstNeed else { return nil }
             var ready: [CheckedContinuation<Void, Never>] = []
             while let first = waiters.first, inFlight + first.need <= limit {
                 inFlight += first.need
@@ -67,21 +60,14 @@ final class InFlightLimiter: Sendable {
         }
     }
 
-    /// Room for one request with nothing else in flight: gives no more room to anyone, and returns once what is
-    /// in flight has been answered. `endProbe` gives the wire back.
-    func acquireAlone() async {
-        await withCheckedContinuation { (cont: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { s -> Bool in
-                precondition(!s.alone, "one probe at a time")
-                s.alone = true
-                if s.inFlight == 0 {
-                    s.inFlight = 1
-                    return true
-                }
-                s.aloneWaiter = cont
-                return false
-            }
-            if ready { cont.resume() }
+    /// Room for one request alone, if the wire is empty now (it does not wait for the wire to drain: one slow
+    /// answer would then stop every sender). Until `endProbe`, nobody else gets room.
+    func tryAcquireAlone() -> Bool {
+        state.withLock { s in
+            guard !s.alone, s.inFlight == 0 else { return false }
+            s.alone = true
+            s.inFlight = 1
+            return true
         }
     }
 
