@@ -165,9 +165,6 @@ public final class APNSClient: Sendable {
         await outstanding.waitUntilNone()
     }
 
-    /// Notifications allowed in flight now: `maxInFlight`, or what the window sized to the peer allows.
-    public var inFlightLimit: Int { limiter.limit }
-
     /// Closes every connection. Notifications still waiting fail with `.shutdown`.
     public func shutdown() { pool.shutdown() }
 

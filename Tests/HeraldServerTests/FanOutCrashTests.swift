@@ -26,7 +26,7 @@ import HeraldTestSupport
     /// What the transport is handed at once with the server's settings: `delivery.batchSize` x `delivery.concurrency`.
     /// Of it, at most `delivery.inFlight` is on the wire; the rest of a kill's re-sent set is answers not yet journaled.
     static let window = Int(setting("--delivery-batch-size") ?? 500) * Int(setting("--delivery-concurrency") ?? 4)
-    static let inFlight = Int(setting("--delivery-in-flight") ?? Double(HeraldConfiguration.defaultInFlight))
+    static let inFlight = setting("--delivery-in-flight").map(Int.init) ?? HeraldConfiguration.defaultInFlight
     static let journalOff = setting("--delivery-journal-interval") == 0
     /// `HERALD_CRASH_BINARY` measures another build (a release build: a server that keeps up with its answers).
     static let binary = ProcessInfo.processInfo.environment["HERALD_CRASH_BINARY"] ?? MultiNodeTests.binary
@@ -156,11 +156,11 @@ import HeraldTestSupport
             let metrics = String(decoding: scraped.body, as: UTF8.self)
             // The journal's commits in the last run and how long an acceptance waited for its commit, and the
             // window on the wire the last probe chose.
-            let journal = metrics.split(separator: "\n").filter { $0.hasPrefix("herald_delivery_journal") || $0.hasPrefix("herald_apns_in_flight_window") }
+            let lastRun = metrics.split(separator: "\n").filter { $0.hasPrefix("herald_delivery_journal") || $0.hasPrefix("herald_apns_in_flight_window") }
                 .map(String.init)
             print("fan-out crashes: \(audience) devices, killed at \(kills.map(\.accepted)) accepted, journaled beyond the cursor \(kills.map(\.journaled)), "
                   + "unrecorded at each kill \(kills.map(\.unrecorded)), "
-                  + "duplicates after each kill \(perKill) (\(extra) in all, \(Double(extra) * 100 / Double(audience))%; window on the wire at most \(Self.inFlight)); last run's journal: \(journal.joined(separator: ", ")); "
+                  + "duplicates after each kill \(perKill) (\(extra) in all, \(Double(extra) * 100 / Double(audience))%; window on the wire at most \(Self.inFlight)); last run's journal and window: \(lastRun.joined(separator: ", ")); "
                   + String(format: "devices %.1f s, server and import %.1f s, push with three restarts %.1f s",
                            made.timeIntervalSince(began), imported.timeIntervalSince(made), Date().timeIntervalSince(imported)))
         } catch {
