@@ -55,12 +55,25 @@ public final class SQLiteDatabase: Sendable {
 
     /// Runs `body` in one write transaction on the writer's queue. A throw rolls everything back; a write
     /// that failed for lack of space throws `StoreError.storageFull`.
+    ///
+    /// `checkingForeignKeys: false` turns SQLite's foreign key checks off for this transaction only, for a
+    /// bulk write whose every reference `body` has checked itself (an import batch checks its app once
+    /// instead of SQLite looking it up for every row). Cascades on delete are off too, so such a body must
+    /// delete nothing that others reference. The pragma is a no-op inside a transaction, hence set around it.
     @discardableResult
-    public func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+    public func write<T: Sendable>(checkingForeignKeys: Bool = true,
+                                   _ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
         let connection = writer
         return try await withCheckedThrowingContinuation { continuation in
             writerQueue.async { [self] in
-                continuation.resume(with: Result { try tracked(connection) { try connection.transaction { try body(connection) } } })
+                continuation.resume(with: Result {
+                    try tracked(connection) {
+                        guard !checkingForeignKeys else { return try connection.transaction { try body(connection) } }
+                        try connection.execute("PRAGMA foreign_keys = OFF")
+                        defer { _ = try? connection.execute("PRAGMA foreign_keys = ON") }
+                        return try connection.transaction { try body(connection) }
+                    }
+                })
             }
         }
     }

@@ -72,7 +72,14 @@ extension SQLiteStore {
     /// Imports many installations in one transaction (`importBatch`); returns (created, updated).
     public func importInstallations(_ batch: PreparedImport) async throws -> (created: Int, updated: Int) {
         let rows = batch.encoded as? SQLiteImportRows ?? SQLiteImportRows(batch)
-        return try await database.write { db in try Self.importBatch(batch, rows: rows, db) }
+        // Every row of a batch belongs to its app, checked once here, and each tag row to an installation
+        // the batch wrote or found: SQLite's own check of both, per row, was ~6% of an import's time.
+        return try await database.write(checkingForeignKeys: false) { db in
+            guard try db.first("SELECT 1 FROM apps WHERE id = ?", [.text(batch.appID)], { $0.int(0) }) != nil else {
+                throw StoreError.notFound
+            }
+            return try Self.importBatch(batch, rows: rows, db)
+        }
     }
 
     static func upsert(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String, now: Date,
