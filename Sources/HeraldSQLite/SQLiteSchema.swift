@@ -183,5 +183,22 @@ enum SQLiteSchema {
         Migration(version: 15, name: "no index on installations' update time", sql: """
             DROP INDEX installations_app_updated;
             """),
+        // The journal moved to a file of its own (`journalMigrations`), so its commits no longer wait behind
+        // page writes on this file's one writer. Entries left here mattered only to a fan-out a crash cut
+        // short before the upgrade; without them it re-sends what its last page had sent.
+        Migration(version: 16, name: "delivery journal in its own file", sql: """
+            DROP TABLE delivery_journal;
+            """),
+    ]
+
+    /// The delivery journal's own file (`SQLiteStore.journalPath`): seqs APNs accepted of fan-out pages not
+    /// yet written (`journalAccepted`). Without a foreign key to `pushes`, which live in the main file:
+    /// entries go once the cursor passes them, when the push's fan-out completes, and with purged pushes.
+    static let journalMigrations: [Migration] = [
+        Migration(version: 1, name: "delivery journal", sql: """
+            CREATE TABLE delivery_journal (
+                push_id TEXT NOT NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL, seqs BLOB NOT NULL);
+            CREATE INDEX delivery_journal_push ON delivery_journal(push_id, last_seq);
+            """),
     ]
 }

@@ -218,6 +218,13 @@ extension SQLiteStore {
     /// `badge` is a push's badge value to store on each installation (a set, never an increment: those are
     /// applied when the page is read, in `fanOut`).
     public func recordPage(pushID: String, after: Int64, cursor: Int64, done: Bool, badge: Int?, rows: [PageDelivery], now: Date) async throws -> Bool {
+        let written = try await writePage(pushID: pushID, after: after, cursor: cursor, done: done, badge: badge, rows: rows, now: now)
+        // The last page: nothing reads the push's journal again (a failure leaves it to `sweepJournal`).
+        if written && done { try? await forgetJournal(pushID: pushID) }
+        return written
+    }
+
+    private func writePage(pushID: String, after: Int64, cursor: Int64, done: Bool, badge: Int?, rows: [PageDelivery], now: Date) async throws -> Bool {
         try await database.write { db in
             guard let p = try db.first("SELECT \(Self.pushColumns) FROM pushes WHERE id = ?", [.text(pushID)], Self.push),
                   !p.fanoutDone, p.fanoutCursor == after else { return false }

@@ -3,25 +3,52 @@ import HeraldStore
 
 /// The delivery journal on SQLite: seqs APNs accepted of fan-out pages not yet written (the contract is in
 /// `HeraldStorage`). One node uses a file, so the fan-out is this node's while the push is not done.
+///
+/// The entries live in a file of their own (`journal`), with its own writer: the push's cursor is read from
+/// the main file's reader, which a page write in progress does not hold up. A cursor read just before a page
+/// write commits lets an entry the cursor has passed in; reads skip it (`after`), and the next commit or the
+/// fan-out's end deletes it.
 extension SQLiteStore {
     public func journalAccepted(pushID: String, seqs: [Int64]) async throws -> Bool {
-        try await database.write { db in
-            guard let (cursor, done) = try db.first("SELECT fanout_cursor, fanout_done FROM pushes WHERE id = ?", [.text(pushID)],
-                                                    { ($0.int64(0), $0.bool(1)) }), !done else { return false }
+        let fanOut = try await database.read { db in
+            try db.first("SELECT fanout_cursor, fanout_done FROM pushes WHERE id = ?", [.text(pushID)], { ($0.int64(0), $0.bool(1)) })
+        }
+        guard let (cursor, done) = fanOut, !done else {
+            try await forgetJournal(pushID: pushID)
+            return false
+        }
+        try await journal.write { db in
             // Entries of pages written since: the cursor passed them, nothing reads them again.
             try db.execute("DELETE FROM delivery_journal WHERE push_id = ? AND last_seq <= ?", [.text(pushID), .integer(cursor)])
-            guard let entry = JournaledSeqs.entry(seqs, beyond: cursor) else { return true }
+            guard let entry = JournaledSeqs.entry(seqs, beyond: cursor) else { return }
             try db.execute("INSERT INTO delivery_journal (push_id, first_seq, last_seq, seqs) VALUES (?, ?, ?, ?)",
                            [.text(pushID), .integer(entry.first), .integer(entry.last), .blob(entry.bytes)])
-            return true
         }
+        return true
     }
 
     public func journaledSeqs(pushID: String, after: Int64, through: Int64) async throws -> [Int64] {
-        try await database.read { db in
+        try await journal.read { db in
             JournaledSeqs.merged(try db.all("SELECT seqs FROM delivery_journal WHERE push_id = ? AND last_seq > ? AND first_seq <= ?",
                                             [.text(pushID), .integer(after), .integer(through)]) { $0.blob(0) },
                                  after: after, through: through)
         }
+    }
+
+    /// Deletes the push's entries: its fan-out is complete, or the push is gone.
+    func forgetJournal(pushID: String) async throws {
+        try await journal.write { try $0.execute("DELETE FROM delivery_journal WHERE push_id = ?", [.text(pushID)]) }
+    }
+
+    /// Deletes the entries of pushes whose fan-out is complete or that no longer exist (deleted, purged, or
+    /// their app deleted): the main file's cascades do not reach this one.
+    func sweepJournal() async throws {
+        let journaled = try await journal.read { db in try db.all("SELECT DISTINCT push_id FROM delivery_journal") { $0.text(0) } }
+        guard !journaled.isEmpty else { return }
+        let fanningOut = Set(try await database.read { db in
+            try db.all("SELECT id FROM pushes WHERE fanout_done = 0 AND id IN (SELECT value FROM json_each(?))",
+                       [jsonArray(journaled)]) { $0.text(0) }
+        })
+        for pushID in journaled where !fanningOut.contains(pushID) { try await forgetJournal(pushID: pushID) }
     }
 }

@@ -141,11 +141,14 @@ extension SQLiteStore {
 
     /// Deletes up to `limit` finished pushes (and their deliveries, failures and opens) finished before `before`.
     public func purgeFinishedPushes(before: Date, limit: Int) async throws -> Int {
-        try await database.write { db in
+        let purged = try await database.write { db in
             try db.execute("""
                 DELETE FROM pushes WHERE id IN (SELECT id FROM pushes WHERE status IN ('done', 'cancelled', 'failed')
                 AND finished_at < ? LIMIT ?)
                 """, [before.sql, .int(limit)])
         }
+        // The journal's file is not reached by the cascade: its entries of pushes deleted or complete go here.
+        try await sweepJournal()
+        return purged
     }
 }

@@ -5,6 +5,10 @@ import HeraldStore
 /// lists travel as one JSON array parameter read with `json_each`, so no SQL text is ever built from input.
 public final class SQLiteStore: HeraldStorage {
     let database: SQLiteDatabase
+    /// The delivery journal's file, beside the main one (`journalPath`): a commit of it every few
+    /// milliseconds during a fan-out must not queue behind the main file's page writes, which take tens
+    /// of milliseconds, or a crash re-sends what was accepted meanwhile.
+    let journal: SQLiteDatabase
     /// Registrations and other one-installation writes, committed in groups (`GroupCommit`).
     let installationWrites: GroupCommit<SQLiteConnection>
     public let node: String
@@ -16,10 +20,20 @@ public final class SQLiteStore: HeraldStorage {
                 storageChanged: @escaping @Sendable (StoreError?) -> Void = { _ in }) async throws {
         self.node = node
         database = try SQLiteDatabase(path: path, storageChanged: storageChanged)
+        journal = try SQLiteDatabase(path: Self.journalPath(for: path))
         installationWrites = GroupCommit(serial: { [database] in database.enqueueOnWriter($0) },
                                          perform: { [database] in database.commitGroupOnWriter($0) })
         let stamp = now.timeIntervalSince1970
         _ = try await database.withWriter { try Migrator.migrate($0, migrations: SQLiteSchema.migrations, now: stamp) }
+        _ = try await journal.withWriter { try Migrator.migrate($0, migrations: SQLiteSchema.journalMigrations, now: stamp) }
+    }
+
+    /// The delivery journal's file for the database at `path`: `herald.sqlite` -> `herald-accepted.sqlite`.
+    /// (Not `herald.sqlite-journal`: that name is SQLite's own rollback journal.)
+    public static func journalPath(for path: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        let name = url.pathExtension.isEmpty ? url.lastPathComponent : url.deletingPathExtension().lastPathComponent
+        return url.deletingLastPathComponent().appendingPathComponent(name + "-accepted.sqlite").path
     }
 
     public func schemaVersion() async throws -> Int {
