@@ -72,5 +72,8 @@ import HeraldProvider
         #expect(text.contains(#"herald_apns_responses_total{status="503",reason="ServiceUnavailable"}"#))
         #expect(text.contains(#"herald_apns_latency_seconds_bucket{le="+Inf"}"#))
         #expect(text.contains(#"herald_apns_connections_total{event="opened"}"#))
+        // The in-flight window is each app's and environment's: its client's probe sized it.
+        let appID = try #require(server.bootstrap.appID)
+        #expect(text.contains(#"herald_apns_in_flight_window{app="\#(appID)",environment="sandbox"}"#))
     }
 }

@@ -156,7 +156,9 @@ public final class APNSClientTransport: PushTransport {
         config.minInFlight = min(Self.nearPeerInFlight, inFlightPerApp)
         // The engine retries with its own backoff and records every attempt; one try here.
         config.retry = .none
-        let client = try APNSClient(configuration: config, observer: observer.withLock { $0 })
+        let attached = observer.withLock { $0 }
+        let observer = (attached as? PerClientObserver)?.forClient(appID: bundle.appID, environment: bundle.environment) ?? attached
+        let client = try APNSClient(configuration: config, observer: observer)
         // The slots of a round start their batches together and may all get here: the first client stored
         // wins, and the others are dropped unused. Replacing it would shut it down under its batch.
         let (chosen, replaced) = clients.withLock { c -> (APNSClient, APNSClient?) in

@@ -10,6 +10,9 @@ struct APNSMetricsObserver: APNSClientObserver {
     private let failures: Metrics.Key
     private let opened: Metrics.Key, closed: Metrics.Key, connectFailed: Metrics.Key
     private let latency: Metrics.Histogram
+    /// The gauge of the client this observer was made for (`forClient`): each app and environment has a
+    /// client, and its window follows its own peer.
+    private var window: Metrics.Key
 
     init(metrics: Metrics) {
         self.metrics = metrics
@@ -20,6 +23,7 @@ struct APNSMetricsObserver: APNSClientObserver {
         closed = metrics.key("herald_apns_connections_total", [("event", "closed")])
         connectFailed = metrics.key("herald_apns_connections_total", [("event", "failed")])
         latency = metrics.histogram("herald_apns_latency_seconds")
+        window = metrics.key("herald_apns_in_flight_window")
     }
 
     func sent() { metrics.increment(requests) }
@@ -43,7 +47,21 @@ struct APNSMetricsObserver: APNSClientObserver {
     static let probeBuckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]
 
     func windowSized(_ window: Int, probeSeconds: Double) {
-        metrics.set("herald_apns_in_flight_window", Double(window))
+        metrics.set(self.window, Double(window))
         metrics.observe("herald_apns_probe_seconds", probeSeconds, buckets: Self.probeBuckets)
     }
+}
+
+extension APNSMetricsObserver: PerClientObserver {
+    func forClient(appID: String, environment: String) -> any APNSClientObserver {
+        var labelled = self
+        labelled.window = metrics.key("herald_apns_in_flight_window", [("app", appID), ("environment", environment)])
+        return labelled
+    }
+}
+
+/// An observer that reports some series per APNs client, that is per app and environment
+/// (`APNSClientTransport` makes one client for each).
+protocol PerClientObserver: APNSClientObserver {
+    func forClient(appID: String, environment: String) -> any APNSClientObserver
 }

@@ -20,7 +20,7 @@ public final class Metrics: Sendable {
         "herald_apns_failures_total": ("counter", "Requests that got no APNs answer (connection lost, timeout)."),
         "herald_apns_connections_total": ("counter", "APNs connections by event (opened, closed, failed)."),
         "herald_apns_latency_seconds": ("histogram", "Time from sending a notification to APNs' answer."),
-        "herald_apns_in_flight_window": ("gauge", "Notifications on the wire at most, as the last probe sized it (256 up to delivery.inFlight)."),
+        "herald_apns_in_flight_window": ("gauge", "Notifications on the wire at most per app and environment, as its last probe sized it (256 up to delivery.inFlight)."),
         "herald_apns_probe_seconds": ("histogram", "Answer time of a lone request on an empty wire, which sizes the in-flight window."),
         "herald_cluster_nodes": ("gauge", "Nodes with a live lease on the shared database, as this node last saw them."),
         "herald_cluster_leader": ("gauge", "1 while this node holds the scheduler lease (promotes, purges, rescues)."),
@@ -77,6 +77,10 @@ public final class Metrics: Sendable {
 
     public func set(_ name: String, _ value: Double) {
         counters.withLock { $0[Series(name: name, labels: "")] = value }
+    }
+
+    public func set(_ key: Key, _ value: Double) {
+        counters.withLock { $0[key.series] = value }
     }
 
     public func value(_ name: String, _ labels: [(String, String)] = []) -> Double {
