@@ -6,7 +6,7 @@ extension HeraldConfiguration {
     /// Every key `init(values:)` reads, in the order `herald serve --help` and `--print-config` list them. Adding
     /// a setting means adding a row here (and one to docs/server.md, which a test holds to this table).
     public static let table: [ConfigurationKey<HeraldConfiguration>] = [
-        text("store.path", \.databasePath, "SQLite file (WAL); its directory is created", default: "herald-data/herald.sqlite",
+        text("store.path", \.databasePath, "SQLite file (WAL); its directory is created. The delivery journal goes beside it: <name>-accepted.sqlite", default: "herald-data/herald.sqlite",
              show: { $0.storeURL == nil ? $0.databasePath : "(unused: store.url is set)" }),
         ConfigurationKey("store.url", "a PostgreSQL database instead of SQLite: postgres://user:pass@host:5432/db, postgresql://... or libpq keywords (host=... dbname=...)",
                          default: "– (SQLite)",
