@@ -25,9 +25,20 @@ extension StorageConformanceTests {
             }
             #expect(progress.planned == (app == "app1" ? 4 : 3))
         }
+        // A page written after it was sent (a large fan-out's path) checks its own references, with SQLite's
+        // foreign keys off for its transaction only: the cascade below must still reach its rows.
+        _ = try await store.insertPush(PushRecord(id: "p-page", appID: "app1", idempotencyKey: nil, request: "{}", status: .queued,
+                                                  createdAt: t0, sendAt: nil, expiresAt: nil), idempotentSince: t0)
+        let page = try await store.audience(appID: "app1", selector: AudienceSelector(source: .all), after: 0, limit: 10)
+        #expect(try await store.recordPage(pushID: "p-page", after: 0, cursor: page.last?.seq ?? 0, done: true, badge: nil, rows: page.map {
+            PageDelivery(planned: PlannedDelivery(seq: $0.seq, installationID: $0.id, deviceToken: $0.deviceToken, environment: $0.environment,
+                                                  variant: "", notBefore: t0), outcome: .sent(status: 200))
+        }, now: t0))
+        #expect(try await store.deliveries(pushID: "p-page", state: nil, afterID: 0, limit: 10).count == 4)
 
         #expect(try await store.deleteApp(id: "app1"))
         #expect(try await store.deliveries(pushID: "p-app1", state: nil, afterID: 0, limit: 10).isEmpty)
+        #expect(try await store.deliveries(pushID: "p-page", state: nil, afterID: 0, limit: 10).isEmpty)
         #expect(try await store.deliveries(pushID: "p-app2", state: nil, afterID: 0, limit: 10).count == 3)
         #expect(try await store.installationCount(appID: "app1") == 0)
         #expect(try await store.tags(appID: "app1", after: nil, limit: 10).isEmpty)
