@@ -44,7 +44,8 @@ struct SQLiteBindArena: Sendable {
 
 extension SQLiteStatement {
     /// Binds `values` of `arena` (whose bytes start at `base`) to parameters 1, 2, ... without copying
-    /// texts: `base` must stay valid until the statement is reset.
+    /// texts: `base` must stay valid until the statement has stepped. (The caller binds the parameters after
+    /// these: `bindNull(after:)`.)
     func bind(_ values: ArraySlice<SQLiteBindArena.Value>, base: UnsafePointer<UInt8>) -> Int32 {
         for (offset, value) in zip(0..., values) {
             let index = Int32(offset + 1)

@@ -79,9 +79,10 @@ public final class SQLiteConnection: @unchecked Sendable {
     func execute(_ sql: String, arena: SQLiteBindArena, values: Range<Int>, trailing: Int64? = nil) throws -> Int {
         let stmt = try statement(sql)
         return try arena.bytes.withUnsafeBufferPointer { bytes in
-            defer { stmt.reset() }   // while the bytes SQLite points at are still lent
+            defer { stmt.reset() }
             var bindRC = stmt.bind(arena.values[values], base: bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!)
             if bindRC == SQLITE_OK, let trailing { bindRC = sqlite3_bind_int64(stmt.handle, Int32(values.count + 1), trailing) }
+            if bindRC == SQLITE_OK { bindRC = stmt.bindNull(after: Int32(values.count + (trailing == nil ? 0 : 1))) }
             guard bindRC == SQLITE_OK else { throw error(bindRC, sql: sql) }
             var rc = sqlite3_step(stmt.handle)
             while rc == SQLITE_ROW { rc = sqlite3_step(stmt.handle) }

@@ -6,10 +6,13 @@ import HeraldStore
 final class SQLiteStatement {
     let handle: OpaquePointer
     let sql: String
+    /// The statement's parameters: each execution binds every one of them (`bindNull(after:)`).
+    let parameterCount: Int32
 
     init(handle: OpaquePointer, sql: String) {
         self.handle = handle
         self.sql = sql
+        parameterCount = sqlite3_bind_parameter_count(handle)
     }
 
     deinit { sqlite3_finalize(handle) }
@@ -29,12 +32,26 @@ final class SQLiteStatement {
             }
             if rc != SQLITE_OK { return rc }
         }
+        return bindNull(after: Int32(values.count))
+    }
+
+    /// Binds NULL to the parameters after the first `bound`. Every execution binds all parameters, so a
+    /// value never carries over from the one before, and `reset` need not clear them: clearing a page
+    /// write's 832 parameters, and freeing their copies to allocate them again at the next bind, was ~3%
+    /// of the writer's time in an import. (A text bound in place from an arena is left pointing at
+    /// memory that may be gone; SQLite reads a parameter only when the statement steps, after its next bind.)
+    func bindNull(after bound: Int32) -> Int32 {
+        var index = bound + 1
+        while index <= parameterCount {
+            let rc = sqlite3_bind_null(handle, index)
+            if rc != SQLITE_OK { return rc }
+            index += 1
+        }
         return SQLITE_OK
     }
 
     func reset() {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
     }
 }
 

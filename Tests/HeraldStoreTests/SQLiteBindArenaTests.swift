@@ -33,4 +33,22 @@ import HeraldStore
         #expect(arenaRows[2][5] == "\("a NUL \u{0} inside".utf8.count)", "the text after the NUL is stored too")
         #expect(arenaRows.map { $0[4] } == ["0", "1", "2"], "the trailing value")
     }
+
+    /// Statements are cached and not cleared between executions: a parameter an execution leaves out is
+    /// NULL, never the value of the execution before (nor, from an arena, a text whose bytes are gone).
+    @Test func aParameterLeftOutIsNullNotTheValueOfTheExecutionBefore() async throws {
+        let (db, _) = try await WALCheckpointTests.makeDatabase()
+        var arena = SQLiteBindArena()
+        for value: SQLValue in [.integer(1), .text("from the arena"), .integer(3)] { arena.append(value) }
+        let rows = try await db.write { [arena] c in
+            try c.execute("CREATE TABLE p (n INTEGER, t TEXT, u TEXT)")
+            let insert = "INSERT INTO p VALUES (?, ?, ?)"
+            try c.execute(insert, arena: arena, values: 0..<2, trailing: 99)
+            try c.execute(insert, [.integer(2), .text("copied"), .text("u")])
+            try c.execute(insert, [.integer(4)])
+            try c.execute(insert, arena: arena, values: 2..<3)
+            return try c.all("SELECT n, quote(t), quote(u) FROM p ORDER BY rowid") { r in [r.text(0), r.text(1), r.text(2)] }
+        }
+        #expect(rows == [["1", "'from the arena'", "'99'"], ["2", "'copied'", "'u'"], ["4", "NULL", "NULL"], ["3", "NULL", "NULL"]])
+    }
 }
