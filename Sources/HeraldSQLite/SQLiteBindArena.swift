@@ -4,7 +4,7 @@ internal import CSQLite
 /// Statement parameters for many rows, encoded ahead of the transaction that binds them: every text in one
 /// byte buffer, bound in place. `SQLiteStatement.bind(_:)` hands SQLite each text to copy (a `malloc`, a
 /// `memcpy` and a `free` per value, on the writer's thread); values bound from an arena are not copied,
-/// because the arena outlives the statement's step (`SQLiteConnection.execute(_:arena:values:trailing:)`).
+/// because the arena outlives the statement's step (`SQLiteConnection.execute(_:arena:values:base:)`).
 struct SQLiteBindArena: Sendable {
     enum Value: Sendable {
         case null
@@ -13,6 +13,9 @@ struct SQLiteBindArena: Sendable {
         /// `count` bytes at `start` in `bytes` (followed by a NUL, as SQLite prefers). 32 bits each keep a
         /// value in 16 bytes: a batch holds tens of thousands of them.
         case text(start: UInt32, count: UInt32)
+        /// An integer known in part only when the statement runs: bound as this plus the execution's `base`
+        /// (an import's tag row holds its draft's index; the seq is that plus where the batch's rows begin).
+        case relative(Int64)
     }
 
     private(set) var bytes: [UInt8] = []
@@ -33,6 +36,8 @@ struct SQLiteBindArena: Sendable {
         }
     }
 
+    mutating func append(relative value: Int64) { values.append(.relative(value)) }
+
     mutating func append(text: String) {
         let start = bytes.count
         bytes.append(contentsOf: text.utf8)
@@ -46,7 +51,7 @@ extension SQLiteStatement {
     /// Binds `values` of `arena` (whose bytes start at `base`) to parameters 1, 2, ... without copying
     /// texts: `base` must stay valid until the statement has stepped. (The caller binds the parameters after
     /// these: `bindNull(after:)`.)
-    func bind(_ values: ArraySlice<SQLiteBindArena.Value>, base: UnsafePointer<UInt8>) -> Int32 {
+    func bind(_ values: ArraySlice<SQLiteBindArena.Value>, bytes: UnsafePointer<UInt8>, base: Int64) -> Int32 {
         for (offset, value) in zip(0..., values) {
             let index = Int32(offset + 1)
             let rc: Int32
@@ -54,9 +59,10 @@ extension SQLiteStatement {
             case .null: rc = sqlite3_bind_null(handle, index)
             case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
             case .real(let v): rc = sqlite3_bind_double(handle, index, v)
+            case .relative(let v): rc = sqlite3_bind_int64(handle, index, base + v)
             case let .text(start, count):
                 // A nil destructor is SQLITE_STATIC: SQLite reads the bytes where they are.
-                rc = (base + Int(start)).withMemoryRebound(to: CChar.self, capacity: Int(count) + 1) {
+                rc = (bytes + Int(start)).withMemoryRebound(to: CChar.self, capacity: Int(count) + 1) {
                     sqlite3_bind_text(handle, index, $0, Int32(count), nil)
                 }
             }

@@ -73,16 +73,16 @@ public final class SQLiteConnection: @unchecked Sendable {
         return Int(sqlite3_changes(handle))
     }
 
-    /// Runs one statement with `values` of `arena` bound in place as its first parameters, then `trailing`
-    /// (a value known only now, such as a row id); returns the number of rows changed.
+    /// Runs one statement with `values` of `arena` bound in place as its parameters (a `.relative` value
+    /// plus `base`, a value known only now, such as where a batch's row ids begin); returns the number of
+    /// rows changed.
     @discardableResult
-    func execute(_ sql: String, arena: SQLiteBindArena, values: Range<Int>, trailing: Int64? = nil) throws -> Int {
+    func execute(_ sql: String, arena: SQLiteBindArena, values: Range<Int>, base: Int64 = 0) throws -> Int {
         let stmt = try statement(sql)
         return try arena.bytes.withUnsafeBufferPointer { bytes in
             defer { stmt.reset() }
-            var bindRC = stmt.bind(arena.values[values], base: bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!)
-            if bindRC == SQLITE_OK, let trailing { bindRC = sqlite3_bind_int64(stmt.handle, Int32(values.count + 1), trailing) }
-            if bindRC == SQLITE_OK { bindRC = stmt.bindNull(after: Int32(values.count + (trailing == nil ? 0 : 1))) }
+            var bindRC = stmt.bind(arena.values[values], bytes: bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!, base: base)
+            if bindRC == SQLITE_OK { bindRC = stmt.bindNull(after: Int32(values.count)) }
             guard bindRC == SQLITE_OK else { throw error(bindRC, sql: sql) }
             var rc = sqlite3_step(stmt.handle)
             while rc == SQLITE_ROW { rc = sqlite3_step(stmt.handle) }

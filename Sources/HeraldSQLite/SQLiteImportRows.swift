@@ -9,11 +9,12 @@ import HeraldStore
 /// core while the previous batch is written, and SQLite's single writer does little but SQLite's work.
 struct SQLiteImportRows: Sendable {
     private(set) var arena: SQLiteBindArena
-    /// Draft i's installation parameters are `arena.values[rowStarts[i]..<rowStarts[i] + width]`.
+    /// Draft i's installation parameters are `arena.values[rowStarts[i]..<rowStarts[i] + width]`; the
+    /// drafts' rows follow each other, so those of drafts i..<j are one range.
     private(set) var rowStarts: [Int] = []
     static let width = SQLiteStore.mutableColumns.count + 3
-    /// Where each tag row's two parameters (app, tag) start in `arena.values`; draft i's tag rows are
-    /// `tagStarts[firstTag[i]..<firstTag[i + 1]]`.
+    /// Where each tag row's three parameters (app, tag, the draft's index as `.relative`) start in
+    /// `arena.values`, after every installation row; draft i's tag rows are `tagStarts[firstTag[i]..<firstTag[i + 1]]`.
     private(set) var tagStarts: [Int] = []
     private(set) var firstTag: [Int] = [0]
     /// Whether draft i is the batch's first with its installation id and the first with its token: only
@@ -38,7 +39,7 @@ struct SQLiteImportRows: Sendable {
                 + (d.properties?.utf8.count ?? 2) + (d.tags ?? []).reduce(0) { $0 + $1.utf8.count + 1 } + 64
         }
         arena = SQLiteBindArena(reservingBytes: textBytes + tagRows * (appID.utf8.count + 1) + drafts.count * (appID.utf8.count + 1),
-                                values: drafts.count * Self.width + tagRows * 2)
+                                values: drafts.count * Self.width + tagRows * 3)
         firstOfBatch = drafts.firstOfBatch
         rowStarts.reserveCapacity(drafts.count)
         for (draft, newID) in zip(drafts, newIDs) {
@@ -47,24 +48,53 @@ struct SQLiteImportRows: Sendable {
             r.apply(draft, now: now)
             rowStarts.append(arena.values.count)
             for value in SQLiteStore.insertValues(r) { arena.append(value) }
+        }
+        for (i, draft) in drafts.enumerated() {
             let tags = draft.tags ?? []
             for tag in tags.count < 2 ? tags : Array(Set(tags)) {
                 tagStarts.append(arena.values.count)
                 arena.append(text: appID)
                 arena.append(text: tag)
+                arena.append(relative: Int64(i))
             }
             firstTag.append(tagStarts.count)
         }
     }
 
-    /// Inserts draft i as a new installation with its tags, in the caller's transaction.
-    func insert(_ i: Int, _ db: SQLiteConnection) throws {
-        try db.execute(SQLiteStore.insertInstallation, arena: arena, values: rowStarts[i]..<rowStarts[i] + Self.width)
-        let seq = db.lastInsertRowID
-        for start in tagStarts[firstTag[i]..<firstTag[i + 1]] {
-            try db.execute(Self.insertTag, arena: arena, values: start..<start + 2, trailing: seq)
+    /// Inserts drafts `range` as new installations with their tags, in the caller's transaction, by
+    /// `rowsPerInsert` rows per statement: each statement costs SQLite its own work besides the rows
+    /// (opening a cursor on the table and on each of its indexes, reading and writing the table's
+    /// AUTOINCREMENT counter), about as much as a row's inserts.
+    func insert(_ range: Range<Int>, _ db: SQLiteConnection) throws {
+        var next = range.lowerBound
+        while next < range.upperBound {
+            let n = range.upperBound - next >= Self.rowsPerInsert ? Self.rowsPerInsert : 1
+            try db.execute(n == 1 ? Self.insertRow : Self.insertRows, arena: arena, values: rowStarts[next]..<rowStarts[next] + n * Self.width)
+            // A table with AUTOINCREMENT gives the rows of one INSERT consecutive seqs, in order: one writer,
+            // each row the largest seq so far plus one.
+            let firstSeq = db.lastInsertRowID - Int64(n) + 1
+            try insertTags(of: next..<next + n, seqOfFirst: firstSeq, db)
+            next += n
         }
     }
 
-    static let insertTag = "INSERT INTO installation_tags (app_id, tag, seq) VALUES (?, ?, ?)"
+    private func insertTags(of drafts: Range<Int>, seqOfFirst firstSeq: Int64, _ db: SQLiteConnection) throws {
+        var tag = firstTag[drafts.lowerBound]
+        let end = firstTag[drafts.upperBound]
+        // A tag row's third parameter is its draft's index: the seq is that plus `base`.
+        let base = firstSeq - Int64(drafts.lowerBound)
+        while tag < end {
+            let n = end - tag >= Self.rowsPerInsert ? Self.rowsPerInsert : 1
+            try db.execute(n == 1 ? Self.insertTag : Self.insertTags, arena: arena, values: tagStarts[tag]..<tagStarts[tag] + 3 * n, base: base)
+            tag += n
+        }
+    }
+
+    static let rowsPerInsert = 32
+    private static let rowValues = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
+    private static let insertRow = SQLiteStore.insertInstallation
+    private static let insertRows = SQLiteStore.insertInstallationPrefix + Array(repeating: rowValues, count: rowsPerInsert).joined(separator: ", ")
+    private static let insertTag = "INSERT INTO installation_tags (app_id, tag, seq) VALUES (?, ?, ?)"
+    private static let insertTags = "INSERT INTO installation_tags (app_id, tag, seq) VALUES "
+        + Array(repeating: "(?, ?, ?)", count: rowsPerInsert).joined(separator: ", ")
 }

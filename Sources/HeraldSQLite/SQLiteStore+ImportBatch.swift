@@ -18,8 +18,9 @@ extension SQLiteStore {
     }
 
     /// A new installation row: the mutable columns, then those set once (`id`, `app_id`, `created_at`).
-    static let insertInstallation = "INSERT INTO installations (" + (mutableColumns + ["id", "app_id", "created_at"]).joined(separator: ", ")
-        + ") VALUES (" + Array(repeating: "?", count: mutableColumns.count + 3).joined(separator: ", ") + ")"
+    static let insertInstallationPrefix = "INSERT INTO installations (" + (mutableColumns + ["id", "app_id", "created_at"]).joined(separator: ", ")
+        + ") VALUES "
+    static let insertInstallation = insertInstallationPrefix + "(" + Array(repeating: "?", count: mutableColumns.count + 3).joined(separator: ", ") + ")"
 
     static func insertValues(_ r: InstallationRecord) -> [SQLValue] {
         mutableValues(r) + [.text(r.id), .text(r.appID), r.createdAt.sql]
@@ -32,7 +33,7 @@ extension SQLiteStore {
     /// An import batch with the outcome of upserting each draft in order, in the caller's transaction. Drafts
     /// that match no stored installation and share no installation id or token with an earlier draft of
     /// the batch (a first import: all of them) go in by prepared inserts of the rows encoded ahead
-    /// (`SQLiteImportRows.insert`), found new by two indexed look-ups for the whole batch; the others take
+    /// (`SQLiteImportRows.insert`, several rows per statement), found new by two indexed look-ups for the whole batch; the others take
     /// the one-by-one upsert, in the file's order. The rows' parameters were encoded ahead, sized from the
     /// batch (a batch's array of records once grew by doubling to megabytes on the writer's thread, and
     /// those freed large blocks were much of the import's peak memory).
@@ -44,18 +45,23 @@ extension SQLiteStore {
             SELECT device_token FROM installations WHERE app_id = ?1 AND device_token IN (SELECT value FROM json_each(?2))
             """, [.text(batch.appID), rows.tokens]) { $0.text(0) })
         var created = 0, updated = 0
+        // New drafts in a row go in together; the run is written before a draft that may update one of them.
+        var newRun = 0..<0
         for (i, (draft, newID)) in zip(batch.drafts, batch.newIDs).enumerated() {
             if rows.firstOfBatch[i], takenIDs.isEmpty || !(draft.installationID.map(takenIDs.contains) ?? false),
                takenTokens.isEmpty || !(draft.deviceToken.map(takenTokens.contains) ?? false) {
-                try rows.insert(i, db)
-                created += 1
+                newRun = newRun.isEmpty ? i..<i + 1 : newRun.lowerBound..<i + 1
                 continue
             }
-            // An earlier draft of the batch may be what this one updates: it is already written.
+            try rows.insert(newRun, db)
+            created += newRun.count
+            newRun = 0..<0
             let (_, isNew) = try upsert(appID: batch.appID, draft: draft, match: .installationIDOrToken, newID: newID, now: batch.now,
                                         db, loadTags: false)
             if isNew { created += 1 } else { updated += 1 }
         }
+        try rows.insert(newRun, db)
+        created += newRun.count
         return (created, updated)
     }
 }
