@@ -47,11 +47,11 @@ struct SQLiteImportRows: Sendable {
                                            createdAt: draft.createdAt, now: now)
             r.apply(draft, now: now)
             rowStarts.append(arena.values.count)
-            for value in SQLiteStore.insertValues(r) { arena.append(value) }
+            SQLiteStore.insertValues(r) { arena.append($0) }
         }
         for (i, draft) in drafts.enumerated() {
             let tags = draft.tags ?? []
-            for tag in tags.count < 2 ? tags : Array(Set(tags)) {
+            for tag in Self.distinct(tags) {
                 tagStarts.append(arena.values.count)
                 arena.append(text: appID)
                 arena.append(text: tag)
@@ -59,6 +59,13 @@ struct SQLiteImportRows: Sendable {
             }
             firstTag.append(tagStarts.count)
         }
+    }
+
+    /// A tag listed twice is one row. Most drafts have a few tags, compared in place; a hashed set only for many.
+    private static func distinct(_ tags: [String]) -> [String] {
+        if tags.count > 16 { return Array(Set(tags)) }
+        return tags.indices.allSatisfy({ i in !tags[..<i].contains(tags[i]) }) ? tags
+            : tags.enumerated().filter { i, tag in !tags[..<i].contains(tag) }.map(\.element)
     }
 
     /// Inserts drafts `range` as new installations with their tags, in the caller's transaction, by

@@ -10,11 +10,19 @@ extension SQLiteStore {
     ]
 
     static func mutableValues(_ r: InstallationRecord) -> [SQLValue] {
-        [.text(r.installationID), .optionalText(r.deviceToken), .text(r.environment), .optionalText(r.topic),
-         .optionalText(r.alias), .optionalText(r.userID), .optionalText(r.locale), .optionalText(r.timeZone), .int(r.badge),
-         .optionalText(r.appVersion), .optionalText(r.osVersion), .optionalText(r.deviceModel), .text(r.properties),
-         .bool(r.active), .optionalText(r.inactiveReason), r.inactiveAt.sql, r.updatedAt.sql, r.lastSeenAt.sql,
-         r.tokenUpdatedAt.sql]
+        var values: [SQLValue] = []
+        values.reserveCapacity(mutableColumns.count + 3)
+        mutableValues(r) { values.append($0) }
+        return values
+    }
+
+    /// Each of `mutableValues`, handed to `value` in turn: an import encodes millions, without an array each.
+    static func mutableValues(_ r: InstallationRecord, _ value: (SQLValue) -> Void) {
+        value(.text(r.installationID)); value(.optionalText(r.deviceToken)); value(.text(r.environment)); value(.optionalText(r.topic))
+        value(.optionalText(r.alias)); value(.optionalText(r.userID)); value(.optionalText(r.locale)); value(.optionalText(r.timeZone))
+        value(.int(r.badge)); value(.optionalText(r.appVersion)); value(.optionalText(r.osVersion)); value(.optionalText(r.deviceModel))
+        value(.text(r.properties)); value(.bool(r.active)); value(.optionalText(r.inactiveReason)); value(r.inactiveAt.sql)
+        value(r.updatedAt.sql); value(r.lastSeenAt.sql); value(r.tokenUpdatedAt.sql)
     }
 
     /// A new installation row: the mutable columns, then those set once (`id`, `app_id`, `created_at`).
@@ -23,7 +31,15 @@ extension SQLiteStore {
     static let insertInstallation = insertInstallationPrefix + "(" + Array(repeating: "?", count: mutableColumns.count + 3).joined(separator: ", ") + ")"
 
     static func insertValues(_ r: InstallationRecord) -> [SQLValue] {
-        mutableValues(r) + [.text(r.id), .text(r.appID), r.createdAt.sql]
+        var values: [SQLValue] = []
+        values.reserveCapacity(mutableColumns.count + 3)
+        insertValues(r) { values.append($0) }
+        return values
+    }
+
+    static func insertValues(_ r: InstallationRecord, _ value: (SQLValue) -> Void) {
+        mutableValues(r, value)
+        value(.text(r.id)); value(.text(r.appID)); value(r.createdAt.sql)
     }
 
     /// Every mutable column of the row with `seq` (bound last).

@@ -20,6 +20,9 @@ import Testing
             let token = repeating && i % 11 == 10 ? String(format: "%064x", i - 5) : String(format: "%064x", i)
             var d = InstallationDraft(installationID: iid, deviceToken: token, environment: i % 2 == 0 ? "sandbox" : "production")
             d.tags = i % 3 == 0 ? nil : ["all", word, "n\(i % 5)"]
+            // A tag listed twice is one row: among a few tags, and among many (a store may dedupe those another way).
+            if i % 17 == 5 { d.tags = ["all", word, "all", "n\(i % 5)"] }
+            if i % 19 == 4 { d.tags = (0..<20).map { "m\($0 % 18)" } }
             d.alias = .some(i % 4 == 0 ? nil : "alias \(word)")
             d.userID = .some("user\t\(i)")
             d.locale = .some("zh-Hans")

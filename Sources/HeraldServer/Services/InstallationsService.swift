@@ -62,7 +62,8 @@ struct InstallationsService: Sendable {
     /// alone. `properties` is stored as JSON text, where a NUL is written escaped, so it is not checked.
     static func checkText(_ draft: InstallationDraft) throws {
         func check(_ field: String, _ text: String??) throws {
-            guard let text = text ?? nil, text.utf8.contains(0) else { return }
+            // Over the contiguous bytes: `utf8.contains` steps a String index per byte (5% of an import's parsing).
+            guard var text = text ?? nil, text.withUTF8({ $0.contains(0) }) else { return }
             throw ServiceError.invalid(field, "\(field) holds a NUL character (U+0000), which Herald does not store; remove it.")
         }
         try check("installationId", draft.installationID)

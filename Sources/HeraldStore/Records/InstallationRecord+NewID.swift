@@ -13,8 +13,7 @@ extension InstallationRecord {
     /// or relies on its version: it stays an opaque string to clients.
     public static func newID(now: Date = Date()) -> String {
         let stamp = TimeOrderedStamp.next(milliseconds: UInt64(max(0, now.timeIntervalSince1970 * 1000)))
-        var random = SystemRandomNumberGenerator()
-        let low = random.next() as UInt64
+        let low = RandomPool.next()
         var bytes = [UInt8](repeating: 0, count: 16)
         for i in 0..<6 { bytes[i] = UInt8(truncatingIfNeeded: stamp >> (12 + 8 * (5 - i))) }   // unix_ts_ms
         bytes[6] = 0x70 | UInt8(truncatingIfNeeded: (stamp >> 8) & 0x0F)                        // ver 7, counter

@@ -156,11 +156,10 @@ extension WebhookEvent {
     /// Random ids (`evt_…`; `whd_…` for deliveries), so receivers can drop repeats across nodes and restarts.
     public static func newID(prefix: String = "evt_") -> String {
         // 128 random bits as 32 hex digits, without Foundation's string work (this runs per event in a fan-out).
-        var rng = SystemRandomNumberGenerator()
         func hex(_ n: UInt64) -> String {
             let digits = String(n, radix: 16)
             return String(repeating: "0", count: 16 - digits.count) + digits
         }
-        return prefix + hex(rng.next()) + hex(rng.next())
+        return prefix + hex(RandomPool.next()) + hex(RandomPool.next())
     }
 }
