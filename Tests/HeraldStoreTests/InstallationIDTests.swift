@@ -41,4 +41,18 @@ import Testing
         for list in lists { #expect(list == list.sorted()) }
         #expect(Set(lists.joined()).count == 8 * perTask)
     }
+
+    /// The random part comes from a pool read from the system 4 KiB (512 values) at a time: drawn on many
+    /// threads at once and across many refills, no value comes twice (64 random bits: a repeat among 16,000
+    /// would be a broken pool, not chance), and the bits are not stuck.
+    @Test func randomBitsFromThePoolNeverRepeatAcrossRefillsAndThreads() async {
+        let draws = await withTaskGroup(of: [UInt64].self) { group in
+            for _ in 0..<8 { group.addTask { (0..<2_000).map { _ in RandomPool.next() } } }
+            var all: [UInt64] = []
+            for await list in group { all += list }
+            return all
+        }
+        #expect(Set(draws).count == draws.count)
+        #expect(draws.reduce(0, |) == UInt64.max && draws.reduce(UInt64.max, &) == 0, "every bit is sometimes set, sometimes not")
+    }
 }
