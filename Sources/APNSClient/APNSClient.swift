@@ -143,7 +143,12 @@ public final class APNSClient: Sendable {
     private func deliver(_ requests: [APNSPreparedRequest], indices: [Int]?, _ onResult: @escaping @Sendable (APNSDeliveryResult) -> Void) async {
         // A chunk takes its room in the limiter at once, so it is never larger than the limit (a limit below 64
         // let each chunk of 64 through on the limit's worth of room, putting more than the limit on the wire).
-        let chunkSize = min(64, limiter.floor)
+        // Each chunk costs a wake-up of this task and of the event loop, and goes to one connection: 64 per
+        // connection, up to a quarter of the limit. Over four connections with a limit of 1,600 (`herald send
+        // --connections 4 --concurrency 1600`) chunks of 256 took 7% less CPU per request than 64 (row 1, 4x100);
+        // over one connection larger chunks only made the wire burstier. A limit that follows the peer (a
+        // server's window, 256) keeps chunks of 64, so the wire stays full while one chunk waits for its room.
+        let chunkSize = max(min(64, limiter.floor), min(64 * configuration.connections, limiter.floor / 4))
         var chunk: [Delivery] = []
         chunk.reserveCapacity(chunkSize)
         // This call's own notifications: concurrent calls sharing the client (the server's dispatch slots)
