@@ -373,7 +373,9 @@ struct HTTP1Parser {
 }
 
 extension StringProtocol {
-    var trimmingSpaces: String {
+    /// Without the spaces and tabs around it (HTTP's optional white space), in Swift: Foundation's
+    /// `trimmingCharacters(in: .whitespaces)` cost a LeanCloud request ~5% of its CPU on Linux.
+    public var trimmingSpaces: String {
         var s = Substring(self)
         while s.first == " " || s.first == "\t" { s = s.dropFirst() }
         while s.last == " " || s.last == "\t" { s = s.dropLast() }

@@ -124,7 +124,7 @@ final class APIHandler: Sendable {
     static func authorization(_ headers: HTTPHeaders) -> String? {
         if let header = headers["authorization"] { return header }
         guard let lc = headers["x-lc-key"], let key = lc.split(separator: ",").first else { return nil }
-        return "Bearer " + key.trimmingCharacters(in: .whitespaces)
+        return "Bearer " + key.trimmingSpaces
     }
 
     static func authorize(_ p: Principal, _ access: Access, _ params: [String: String]) throws {

@@ -30,7 +30,7 @@ struct JPushAuthentication: CallerAuthentication {
     /// `Basic base64(user:password)`; nil when malformed. The password may contain colons, the user may not.
     static func basicCredentials(_ header: String?) -> (String, String)? {
         guard let header, header.count > 6, header.count <= 1024, header.prefix(6).lowercased() == "basic ",
-              let data = Data(base64Encoded: header.dropFirst(6).trimmingCharacters(in: .whitespaces)),
+              let data = Data(base64Encoded: header.dropFirst(6).trimmingSpaces),
               let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":") else { return nil }
         let user = String(text[..<colon]), password = String(text[text.index(after: colon)...])
         guard !user.isEmpty, !password.isEmpty else { return nil }

@@ -22,7 +22,7 @@ struct JPushReportsAPI {
     func reports(_ ctx: RequestContext) async throws -> [(Int, PushesService.Report)] {
         let appID = try ctx.appID
         guard let text = ctx.query("msg_ids"), !text.isEmpty else { throw JPushErrors.error(400, 1002, "msg_ids is required: up to 100 msg_ids separated by commas.") }
-        let ids = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let ids = text.split(separator: ",").map { $0.trimmingSpaces }
         guard ids.count <= 100 else { throw JPushErrors.error(400, 1003, "msg_ids has \(ids.count) ids; at most 100 are allowed.") }
         var out: [(Int, PushesService.Report)] = []
         for id in ids {

@@ -33,7 +33,7 @@ struct LeanCloudAuthentication: CallerAuthentication {
         // Not a LeanCloud key of a known App ID: a Herald key sent LeanCloud's way, or nothing.
         guard let key = headers["x-lc-key"]?.split(separator: ",").first else { throw LeanCloudError.unauthorized }
         do {
-            return try await keys.authenticate("Bearer " + key.trimmingCharacters(in: .whitespaces))
+            return try await keys.authenticate("Bearer " + key.trimmingSpaces)
         } catch let error as APIError where error.status == 401 {
             throw LeanCloudError.unauthorized
         }
@@ -49,7 +49,7 @@ struct LeanCloudAuthentication: CallerAuthentication {
 
     static func presentedKey(_ headers: HTTPHeaders, now: Date) throws -> PresentedKey {
         if let sign = headers["x-lc-sign"] {
-            let parts = sign.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = sign.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces }
             guard (2...3).contains(parts.count), parts.count == 2 || parts[2] == "master",
                   parts[0].utf8.count == 32, let ms = Int64(parts[1]), parts[1].utf8.count <= 16 else {
                 throw APIError(status: 401, code: "unauthorized", message: "X-LC-Sign must be md5(timestamp+key),timestamp or md5(timestamp+masterKey),timestamp,master (timestamp in Unix milliseconds).")
@@ -64,7 +64,7 @@ struct LeanCloudAuthentication: CallerAuthentication {
             }
         }
         guard let value = headers["x-lc-key"] else { throw LeanCloudError.unauthorized }
-        let parts = value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let parts = value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces }
         guard (1...2).contains(parts.count), parts.count == 1 || parts[1] == "master" else { throw LeanCloudError.unauthorized }
         let key = Array(parts[0].utf8)
         return PresentedKey(master: parts.count == 2) { constantTimeEquals(Array($0.utf8), key) }

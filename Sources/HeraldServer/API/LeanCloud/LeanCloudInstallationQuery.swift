@@ -1,4 +1,5 @@
 import Foundation
+import HeraldHTTP
 import HeraldStore
 
 /// `GET /1.1/installations` (and `/1.1/classes/_Installation`) with LeanCloud's query parameters: `where`, `order`,
@@ -31,14 +32,14 @@ struct LeanCloudInstallationQuery {
         }
         if let text = ctx.query("order"), !text.isEmpty {
             q.order = text.split(separator: ",").map { part in
-                let key = part.trimmingCharacters(in: .whitespaces)
+                let key = part.trimmingSpaces
                 return key.hasPrefix("-") ? (String(key.dropFirst()), true) : (key, false)
             }
         }
         q.limit = try ctx.intQuery("limit", default: 100, range: 0...maxLimit)
         q.skip = try ctx.intQuery("skip", default: 0, range: 0...maxSkip)
         q.count = ctx.query("count") == "1" || ctx.query("count") == "true"
-        if let text = ctx.query("keys"), !text.isEmpty { q.keys = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) }
+        if let text = ctx.query("keys"), !text.isEmpty { q.keys = Set(text.split(separator: ",").map { $0.trimmingSpaces }) }
         return q
     }
 
