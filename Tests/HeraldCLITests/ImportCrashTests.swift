@@ -10,7 +10,7 @@ import HeraldHTTP
 @Suite(.serialized) struct ImportCrashTests {
     typealias Crash = CrashRecoveryTests
 
-    /// Lines per request: more than a batch of the server's SQLite store (`SQLiteStore.importBatchSize`, 2,500).
+    /// Lines per request: more than a batch of the server's SQLite store (`SQLiteStore.importBatchSize`, 5,000).
     static let linesPerRequest = 6_000
 
     static func token(_ i: Int) -> String { String(format: "%064x", 0x1000000 + i) }
