@@ -44,6 +44,16 @@ extension SQLiteStore {
         }
     }
 
+    /// One read: a LeanCloud save looks its installation up by token before every write (row 9a).
+    public func installation(appID: String, activeToken deviceToken: String) async throws -> InstallationRecord? {
+        try await database.read { db in
+            try db.first(Self.selectActiveByToken, [.text(appID), .text(deviceToken)], Self.installation).map { try Self.withTags($0, db) }
+        }
+    }
+
+    /// Through the (app, token) index; the oldest first, as the audience query orders them.
+    static let selectActiveByToken = "SELECT \(installationColumns) FROM installations INDEXED BY installations_app_token WHERE app_id = ? AND device_token = ? AND active = 1 ORDER BY seq LIMIT 1"
+
     /// Creates or updates one installation, in a group transaction with the other registrations arriving
     /// meanwhile (answered once it committed). Returns the stored record and whether it is new.
     public func upsertInstallation(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String,

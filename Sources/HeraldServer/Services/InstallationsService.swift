@@ -112,12 +112,8 @@ struct InstallationsService: Sendable {
             if let r = try await env.store.installation(appID: appID, id: key) { return r }
         }
         guard let deviceToken else { return nil }
-        let token = try Rules.deviceToken(deviceToken, field: "deviceToken")
-        // Through the token index (the installation query walks the app's rows in order). An inactive row with
-        // this token is not found here; registering the token finds and revives it.
-        let selector = AudienceSelector(source: .tokens([token]))
-        guard let member = try await env.store.audience(appID: appID, selector: selector, after: 0, limit: 1).first else { return nil }
-        return try await env.store.installation(appID: appID, id: member.id)
+        // An inactive row with this token is not found here; registering the token finds and revives it.
+        return try await env.store.installation(appID: appID, activeToken: try Rules.deviceToken(deviceToken, field: "deviceToken"))
     }
 
     /// Changes the fields the draft sets; the others keep their values.
