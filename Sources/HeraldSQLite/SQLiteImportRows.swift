@@ -76,7 +76,7 @@ struct SQLiteImportRows: Sendable {
         var next = range.lowerBound
         while next < range.upperBound {
             let n = range.upperBound - next >= Self.rowsPerInsert ? Self.rowsPerInsert : 1
-            try db.execute(n == 1 ? Self.insertRow : Self.insertRows, arena: arena, values: rowStarts[next]..<rowStarts[next] + n * Self.width)
+            try db.execute(n == 1 ? SQLiteStore.insertInstallation : Self.insertRows, arena: arena, values: rowStarts[next]..<rowStarts[next] + n * Self.width)
             // A table with AUTOINCREMENT gives the rows of one INSERT consecutive seqs, in order: one writer,
             // each row the largest seq so far plus one.
             let firstSeq = db.lastInsertRowID - Int64(n) + 1
@@ -98,10 +98,10 @@ struct SQLiteImportRows: Sendable {
     }
 
     static let rowsPerInsert = 32
-    private static let rowValues = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
-    private static let insertRow = SQLiteStore.insertInstallation
-    private static let insertRows = SQLiteStore.insertInstallationPrefix + Array(repeating: rowValues, count: rowsPerInsert).joined(separator: ", ")
-    private static let insertTag = "INSERT INTO installation_tags (app_id, tag, seq) VALUES (?, ?, ?)"
-    private static let insertTags = "INSERT INTO installation_tags (app_id, tag, seq) VALUES "
-        + Array(repeating: "(?, ?, ?)", count: rowsPerInsert).joined(separator: ", ")
+    private static let insertRows = SQLiteStore.insertInstallations(rows: rowsPerInsert)
+    private static func tagInsert(rows: Int) -> String {
+        "INSERT INTO installation_tags (app_id, tag, seq) VALUES " + Array(repeating: "(?, ?, ?)", count: rows).joined(separator: ", ")
+    }
+    private static let insertTag = tagInsert(rows: 1)
+    private static let insertTags = tagInsert(rows: rowsPerInsert)
 }

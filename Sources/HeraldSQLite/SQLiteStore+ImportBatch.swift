@@ -25,10 +25,14 @@ extension SQLiteStore {
         value(r.updatedAt.sql); value(r.lastSeenAt.sql); value(r.tokenUpdatedAt.sql)
     }
 
-    /// A new installation row: the mutable columns, then those set once (`id`, `app_id`, `created_at`).
-    static let insertInstallationPrefix = "INSERT INTO installations (" + (mutableColumns + ["id", "app_id", "created_at"]).joined(separator: ", ")
-        + ") VALUES "
-    static let insertInstallation = insertInstallationPrefix + "(" + Array(repeating: "?", count: mutableColumns.count + 3).joined(separator: ", ") + ")"
+    /// New installation rows, `rows` in one statement: the mutable columns, then those set once (`id`,
+    /// `app_id`, `created_at`).
+    static func insertInstallations(rows: Int) -> String {
+        let row = "(" + Array(repeating: "?", count: mutableColumns.count + 3).joined(separator: ", ") + ")"
+        return "INSERT INTO installations (" + (mutableColumns + ["id", "app_id", "created_at"]).joined(separator: ", ") + ") VALUES "
+            + Array(repeating: row, count: rows).joined(separator: ", ")
+    }
+    static let insertInstallation = insertInstallations(rows: 1)
 
     static func insertValues(_ r: InstallationRecord) -> [SQLValue] {
         var values: [SQLValue] = []
