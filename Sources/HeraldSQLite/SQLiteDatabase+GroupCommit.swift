@@ -2,17 +2,23 @@ import HeraldStore
 
 extension SQLiteDatabase {
     /// Runs a group of small writes (`GroupCommit`) in one `BEGIN IMMEDIATE ... COMMIT` on the writer, each
-    /// in a savepoint of its own: a write that throws is undone alone, the others commit. Returns the error
-    /// that stopped the whole transaction (its commit, or a full disk: `StoreError.storageFull`), else nil.
+    /// in a savepoint of its own: a write that throws is undone alone, the others commit. The writes that
+    /// arrive meanwhile (`arrivals`) run in the same transaction before it commits. Returns the error that
+    /// stopped the whole transaction (its commit, or a full disk: `StoreError.storageFull`), else nil.
     /// Runs on the writer's queue (`GroupCommit`'s serial lane, through `enqueueOnWriter`).
     ///
     /// Durability is the same as one transaction per write: callers are answered after `COMMIT` returned,
     /// when the WAL holds the group's frames, which a killed process does not lose.
-    func commitGroupOnWriter(_ writes: [GroupCommit<SQLiteConnection>.Write]) -> Error? {
+    func commitGroupOnWriter(_ writes: [GroupCommit<SQLiteConnection>.Write],
+                             arrivals: () -> [GroupCommit<SQLiteConnection>.Write]) -> Error? {
         do {
             try trackedWrite { connection in
                 try connection.transaction {
-                    for write in writes { try Self.runInSavepoint(write, connection) }
+                    var pending = writes
+                    while !pending.isEmpty {
+                        for write in pending { try Self.runInSavepoint(write, connection) }
+                        pending = arrivals()
+                    }
                 }
             }
             return nil

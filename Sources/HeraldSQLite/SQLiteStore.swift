@@ -22,7 +22,7 @@ public final class SQLiteStore: HeraldStorage {
         database = try SQLiteDatabase(path: path, storageChanged: storageChanged)
         journal = try SQLiteDatabase(path: Self.journalPath(for: path))
         installationWrites = GroupCommit(serial: { [database] in database.enqueueOnWriter($0) },
-                                         perform: { [database] in database.commitGroupOnWriter($0) })
+                                         perform: { [database] in database.commitGroupOnWriter($0, arrivals: $1) })
         let stamp = now.timeIntervalSince1970
         _ = try await database.withWriter { try Migrator.migrate($0, migrations: SQLiteSchema.migrations, now: stamp) }
         _ = try await journal.withWriter { try Migrator.migrate($0, migrations: SQLiteSchema.journalMigrations, now: stamp) }

@@ -17,6 +17,11 @@ import Synchronization
 /// and queues the next batch's job itself when writes are waiting, so no batch waits for a task of the
 /// cooperative pool to be scheduled between two commits (on a busy machine that hop was most of a
 /// registration's wait), and the queue's other jobs still run between batches.
+///
+/// On the serial lane, writes that arrive while a batch's transaction is still open join it (`arrivals`),
+/// up to `maxBatch`: with 16 clients registering, groups of ~5 writes became ~10, and a registration's
+/// share of each commit (its WAL frames, locks, the page cache's upkeep) halved (docs/performance.md,
+/// "Round 8"). Nothing waits for them: the transaction commits as soon as its writes ran and none arrived.
 public final class GroupCommit<Connection>: Sendable {
     /// One caller's write: its work and where its answer goes. Touched by one batch at a time.
     public final class Write: @unchecked Sendable {
@@ -39,7 +44,8 @@ public final class GroupCommit<Connection>: Sendable {
 
     private enum Lane {
         case async(@Sendable ([Write]) async -> Error?)
-        case serial(enqueue: @Sendable (@escaping @Sendable () -> Void) -> Void, perform: @Sendable ([Write]) -> Error?)
+        case serial(enqueue: @Sendable (@escaping @Sendable () -> Void) -> Void,
+                    perform: @Sendable (_ batch: [Write], _ arrivals: () -> [Write]) -> Error?)
     }
 
     private let state = Mutex(State())
@@ -54,9 +60,11 @@ public final class GroupCommit<Connection>: Sendable {
     }
 
     /// Batches run as jobs on the store's serial queue: `enqueue` puts a job on it (behind the jobs already
-    /// there), and `perform` runs a batch there, synchronously.
+    /// there), and `perform` runs a batch there, synchronously, in one transaction. Before it commits,
+    /// `perform` calls `arrivals` until it returns nothing, and runs those writes in the same transaction:
+    /// they are the writes that came in since the batch was taken (none once the batch holds `maxBatch`).
     public init(maxBatch: Int = 256, serial enqueue: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
-                perform: @escaping @Sendable ([Write]) -> Error?) {
+                perform: @escaping @Sendable (_ batch: [Write], _ arrivals: () -> [Write]) -> Error?) {
         precondition(maxBatch > 0)
         self.maxBatch = maxBatch
         lane = .serial(enqueue: enqueue, perform: perform)
@@ -90,13 +98,19 @@ public final class GroupCommit<Connection>: Sendable {
         }
     }
 
+    /// How many writes wait for a transaction (tests watch a burst queue up).
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+
     /// The next batch (at most `maxBatch` writes); empty, and the lane free again, when nobody waits.
-    private func nextBatch() -> [Write] {
+    private func nextBatch() -> [Write] { take(atMost: maxBatch, freeingTheLane: true) }
+
+    /// Up to `limit` waiting writes, oldest first. The lane stays taken unless `freeingTheLane` and none wait.
+    private func take(atMost limit: Int, freeingTheLane: Bool) -> [Write] {
         state.withLock { s in
-            let n = min(maxBatch, s.waiting.count)
+            let n = min(limit, s.waiting.count)
             let taken = Array(s.waiting.prefix(n))
             s.waiting.removeFirst(n)
-            if taken.isEmpty { s.running = false }
+            if taken.isEmpty && freeingTheLane { s.running = false }
             return taken
         }
     }
@@ -111,12 +125,17 @@ public final class GroupCommit<Connection>: Sendable {
         }
     }
 
-    /// One batch, on the store's queue; then the next one's job goes behind whatever the queue holds.
-    private func commitNext(_ perform: @escaping @Sendable ([Write]) -> Error?,
+    /// One batch, with the writes that arrive while it runs, on the store's queue; then the next one's job
+    /// goes behind whatever the queue holds.
+    private func commitNext(_ perform: @escaping @Sendable ([Write], () -> [Write]) -> Error?,
                             _ enqueue: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
-        let batch = nextBatch()
+        var batch = nextBatch()
         if batch.isEmpty { return }
-        let failure = perform(batch)
+        let failure = perform(batch) {
+            let arrived = take(atMost: maxBatch - batch.count, freeingTheLane: false)
+            batch += arrived
+            return arrived
+        }
         for write in batch { write.answer(failure) }
         enqueue { self.commitNext(perform, enqueue) }
     }

@@ -1,0 +1,94 @@
+import Dispatch
+import Synchronization
+import Testing
+@testable import HeraldStore
+
+/// `GroupCommit`'s serial lane on a queue of its own, with a store that only records its transactions: which
+/// writes each one ran, in order.
+@Suite struct GroupCommitTests {
+    /// What the fake store's transactions ran, one array of write values per transaction.
+    final class Transactions: Sendable {
+        let ran = Mutex<[[Int]]>([])
+    }
+
+    /// A group commit whose "transaction" runs each write (its body returns the value it records) and, like
+    /// SQLite's, the writes that arrive before it commits.
+    static func makeGroupCommit(maxBatch: Int, _ transactions: Transactions) -> GroupCommit<Transactions> {
+        let queue = DispatchQueue(label: "group-commit-test")
+        return GroupCommit(maxBatch: maxBatch, serial: { queue.async(execute: $0) }, perform: { batch, arrivals in
+            var pending = batch
+            transactions.ran.withLock { $0.append([]) }
+            while !pending.isEmpty {
+                for write in pending { try? write.run(transactions) }
+                pending = arrivals()
+            }
+            return nil
+        })
+    }
+
+    /// Starts `count` writes whose values are `first..<first+count`, each recording its value in the open
+    /// transaction; returns their tasks.
+    static func startWrites(_ values: Range<Int>, _ group: GroupCommit<Transactions>,
+                            before body: @escaping @Sendable () -> Void = {}) -> [Task<Int, Error>] {
+        values.map { value in
+            Task {
+                try await group.write { transactions in
+                    body()
+                    transactions.ran.withLock { $0[$0.count - 1].append(value) }
+                    return value
+                }
+            }
+        }
+    }
+
+    static func waitUntil(_ condition: () -> Bool) async throws {
+        for _ in 0..<2_000 where !condition() { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(condition())
+    }
+
+    @Test func writesThatArriveWhileATransactionRunsJoinItBeforeItCommits() async throws {
+        let transactions = Transactions()
+        let group = Self.makeGroupCommit(maxBatch: 256, transactions)
+        let release = DispatchSemaphore(value: 0)
+        // The first write holds its transaction open until nine more are waiting.
+        let first = Self.startWrites(0..<1, group, before: { release.wait() })
+        try await Self.waitUntil { transactions.ran.withLock { !$0.isEmpty } }
+        let rest = Self.startWrites(1..<10, group)
+        try await Self.waitUntil { group.waitingCount == 9 }
+        release.signal()
+        let answered = try await (first + rest).asyncMap { try await $0.value }
+        #expect(answered == Array(0..<10))
+        let ran = transactions.ran.withLock { $0 }
+        #expect(ran.count == 1, "one transaction, not a second one for the writes that came in during the first")
+        #expect(ran.first?.first == 0 && Set(ran.first ?? []) == Set(0..<10))
+    }
+
+    @Test func aTransactionTakesNoMoreThanMaxBatchWrites() async throws {
+        let transactions = Transactions()
+        let group = Self.makeGroupCommit(maxBatch: 4, transactions)
+        let release = DispatchSemaphore(value: 0)
+        let first = Self.startWrites(0..<1, group, before: { release.wait() })
+        try await Self.waitUntil { transactions.ran.withLock { !$0.isEmpty } }
+        let rest = Self.startWrites(1..<10, group)
+        try await Self.waitUntil { group.waitingCount == 9 }
+        release.signal()
+        _ = try await (first + rest).asyncMap { try await $0.value }
+        #expect(transactions.ran.withLock { $0.map(\.count) } == [4, 4, 2])
+    }
+
+    @Test func aLoneWriteCommitsAtOnceAndTheLaneIsFreeAfterwards() async throws {
+        let transactions = Transactions()
+        let group = Self.makeGroupCommit(maxBatch: 256, transactions)
+        #expect(try await Self.startWrites(7..<8, group)[0].value == 7)
+        #expect(try await Self.startWrites(8..<9, group)[0].value == 8)
+        #expect(transactions.ran.withLock { $0 } == [[7], [8]])
+    }
+}
+
+private extension Array {
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var out: [T] = []
+        for element in self { out.append(try await transform(element)) }
+        return out
+    }
+}
