@@ -17,7 +17,9 @@ internal import CSQLite
 /// next commit copies that remainder itself, from its WAL hook (a few frames and two syncs), and the commit
 /// after it starts the WAL over: one background checkpoint and one small one on the writer per cycle. (Before,
 /// every commit past the threshold queued another background checkpoint, each syncing the WAL and the
-/// database for the few frames of the commits since the last: a quarter of a registration's CPU.)
+/// database for the few frames of the commits since the last: a quarter of a registration's CPU.) To keep
+/// the writer's part small, the background checkpoint copies again what was committed during its first pass
+/// (`catchUpFrames`), and syncs the database file itself before the writer's copy would.
 ///
 /// A reader that keeps a snapshot open stops the WAL from starting over; the next background checkpoint then
 /// waits until the WAL has grown by another quarter of `passiveFrames`. Past `truncateFrames` the writer
@@ -31,16 +33,22 @@ internal import CSQLite
 final class WALCheckpointer: Sendable {
     struct Policy: Sendable {
         /// WAL frames (pages) after a commit past which a PASSIVE checkpoint is queued. SQLite's automatic
-        /// checkpoint used 1,000. Each time a checkpoint completes, the next commit starts the WAL over and
-        /// syncs its new header (one `fdatasync`, 2-15 ms on this VM's disk) on the writer, inside that
-        /// commit: at ~12 frames a push, 1,000 put that sync on ~1.2% of pushes (row 6's p99), 4,000 on ~0.3%
-        /// (past the p99), for a WAL of ~16 MB instead of ~4 MB between checkpoints.
-        var passiveFrames = 4_000
+        /// checkpoint used 1,000. Each cycle ends with the writer copying the frames committed during the
+        /// background checkpoint and the next commit starting the WAL over, a few syncs (2-15 ms each on this
+        /// VM's disk) that every commit waits behind. At 4,000 (~16 MB) registrations under load met that
+        /// ~12 times a second, a tenth of them slowed by 8-40 ms; at 64,000 (~256 MB of WAL on disk) it comes
+        /// every few seconds (docs/performance.md, "Round 8").
+        var passiveFrames = 64_000
         /// WAL frames past which the checkpoint is a TRUNCATE: the WAL could not start over (readers kept
-        /// using it) and is now ~40 MB at 4 KiB pages.
-        var truncateFrames = 10_000
+        /// using it) and is now ~400 MB at 4 KiB pages.
+        var truncateFrames = 100_000
         /// How long a TRUNCATE waits for the writer and readers, holding up the writer meanwhile.
         var truncateWaitMilliseconds: Int32 = 100
+        /// A background checkpoint copies again while its last pass left more than this many frames
+        /// (committed while it ran), up to `catchUpPasses` more times: what it leaves, the writer copies
+        /// itself, holding up every commit for that copy's two syncs.
+        var catchUpFrames = 1_000
+        var catchUpPasses = 3
     }
 
     /// What the checkpointer has done; tests look at the mechanism through it.
@@ -50,6 +58,8 @@ final class WALCheckpointer: Sendable {
         /// Remainders copied by the writer after a background checkpoint (`committed(walFrames:on:)`).
         var writerRuns = 0
         var failedRuns = 0
+        /// Extra passes of background checkpoints over the frames committed during their first.
+        var catchUpRuns = 0
         /// The WAL's size in frames after the last commit.
         var lastCommitWALFrames = 0
     }
@@ -70,6 +80,8 @@ final class WALCheckpointer: Sendable {
 
     let policy: Policy
     private let connection: SQLiteConnection
+    /// The database file, synced here after the background passes (`syncDatabaseFile`).
+    private let path: String
     /// Internal so that tests can hold the checkpointer back (a blocking item on this queue).
     let queue = DispatchQueue(label: "herald.sqlite.checkpointer")
     private let state: Mutex<State>
@@ -77,6 +89,7 @@ final class WALCheckpointer: Sendable {
     /// Opens the checkpointer's connection to `path`, whose journal is already WAL.
     init(path: String, policy: Policy) throws {
         self.policy = policy
+        self.path = path
         state = Mutex(State(nextRunFrames: policy.passiveFrames))
         connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: policy.truncateWaitMilliseconds)
         // The checkpointing connection's `synchronous` decides how a checkpoint syncs: the same as the
@@ -160,13 +173,34 @@ final class WALCheckpointer: Sendable {
             }
         }
         do {
-            try connection.checkpoint(.passive)
-            state.withLock { $0.stats.passiveRuns += 1; $0.remainderDue = true }
+            // A pass copies the WAL as it was when the pass began; the writer's hook says how far it is now.
+            var copied = try connection.checkpoint(.passive).checkpointed
+            var extra = 0
+            while state.withLock({ $0.stats.lastCommitWALFrames }) - copied > policy.catchUpFrames, extra < policy.catchUpPasses {
+                let before = copied
+                copied = try connection.checkpoint(.passive).checkpointed
+                extra += 1
+                if copied <= before { break }   // a reader's snapshot holds the rest back: passes cannot help
+            }
+            syncDatabaseFile()
+            state.withLock { $0.stats.passiveRuns += 1; $0.stats.catchUpRuns += extra; $0.remainderDue = true }
         } catch {
             // Out of space or an I/O error: the frames stay in the WAL, where commits already made them
             // durable; the next commit past the threshold tries again. The writer reports a full store.
             state.withLock { $0.stats.failedRuns += 1 }
         }
+    }
+
+    /// SQLite syncs the database file at the end of a checkpoint only when it copied the whole WAL, and under
+    /// steady commits a background pass never does (frames came in while it ran). The writer's copy of the
+    /// remainder then synced everything the passes had copied, 20-40 ms on this VM's disk with every commit
+    /// waiting behind it. Synced here, the writer's sync finds only the remainder's pages. Best effort: a
+    /// failure leaves that work to the writer's sync, as before.
+    private func syncDatabaseFile() {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fdatasync(fd)
+        Glibc.close(fd)
     }
 
     /// The final checkpoint when the database closes, waiting for any queued one first, so that the WAL

@@ -90,6 +90,52 @@ import HeraldStore
         #expect(db.checkpointer.stats.failedRuns == 0)
     }
 
+    @Test func aBackgroundCheckpointPassesAgainOverWhatWasCommittedDuringItsFirstPass() async throws {
+        let policy = WALCheckpointer.Policy(passiveFrames: 64, truncateFrames: 100_000, catchUpFrames: 8, catchUpPasses: 3)
+        let (db, path) = try await Self.makeDatabase(policy)
+        let gate = DispatchSemaphore(value: 0)
+        db.checkpointer.queue.async { gate.wait() }
+        while db.checkpointer.stats.lastCommitWALFrames < 64 { try await Self.commit(db) }
+        // The frames after this reader's snapshot stand in for commits during the first pass: it leaves them.
+        let reader = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1_000)
+        try reader.execute("BEGIN")
+        _ = try reader.first("SELECT count(*) FROM t") { $0.int(0) }
+        for _ in 0..<20 { try await Self.commit(db) }
+        gate.signal()
+        await Self.drain(db)
+        // More than `catchUpFrames` were left, so it passed again; that pass copied nothing (the reader is
+        // still there), so it stopped instead of spending its other two passes.
+        #expect(db.checkpointer.stats.passiveRuns == 1)
+        #expect(db.checkpointer.stats.catchUpRuns == 1)
+        try reader.execute("COMMIT")
+        try await Self.commit(db)
+        #expect(db.checkpointer.stats.writerRuns == 1, "the writer still copies what is left")
+        try await Self.commit(db)
+        #expect(db.checkpointer.stats.lastCommitWALFrames < 64, "and the WAL starts over")
+        #expect(db.checkpointer.stats.failedRuns == 0)
+    }
+
+    @Test func catchUpPassesUnderSteadyCommitsKeepOneCyclePerBackgroundCheckpoint() async throws {
+        // Every frame committed during a pass is worth another here: passes and the writer's copies must not
+        // collide, and each cycle still ends with the WAL starting over.
+        let policy = WALCheckpointer.Policy(passiveFrames: 64, truncateFrames: 100_000, catchUpFrames: 0, catchUpPasses: 3)
+        let (db, _) = try await Self.makeDatabase(policy)
+        var cycles = 0
+        var frames = 0
+        for _ in 0..<3_000 {
+            try await Self.commit(db)
+            let now = db.checkpointer.stats.lastCommitWALFrames
+            if now < frames { cycles += 1 }
+            frames = now
+        }
+        await Self.drain(db)
+        let stats = db.checkpointer.stats
+        #expect(cycles >= 10, "\(stats)")
+        #expect(stats.failedRuns == 0, "\(stats) in \(cycles) cycles")
+        #expect(stats.passiveRuns <= cycles + 1, "\(stats) in \(cycles) cycles")
+        #expect(stats.catchUpRuns <= policy.catchUpPasses * stats.passiveRuns, "\(stats)")
+    }
+
     @Test func steadyCommitsCostOneBackgroundCheckpointPerCycle() async throws {
         // Commits go on while each background checkpoint runs (nothing holds the checkpointer back here), so
         // each cycle ends with the writer copying what was committed meanwhile; no second background
