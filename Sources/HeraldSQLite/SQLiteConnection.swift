@@ -11,14 +11,18 @@ public final class SQLiteConnection: @unchecked Sendable {
     private var statements: [StatementKey: SQLiteStatement] = [:]
     public let path: String
 
-    /// Set before the process's first connection, once (`herald_sqlite_disable_memory_status`).
-    private static let configured: Void = { _ = herald_sqlite_disable_memory_status() }()
+    /// Set before the process's first connection, once: SQLite's memory count off
+    /// (`herald_sqlite_disable_memory_status`), and the VFS that writes a commit's WAL frames at once
+    /// (sqlite_wal_writes.c), which every connection opens its files with.
+    private static let vfs: String? = {
+        _ = herald_sqlite_disable_memory_status()
+        return herald_sqlite_register_vfs() == SQLITE_OK ? String(cString: herald_sqlite_vfs_name) : nil
+    }()
 
     init(path: String, busyTimeoutMilliseconds: Int32) throws {
-        Self.configured
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let rc = sqlite3_open_v2(path, &db, flags, Self.vfs)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let db { sqlite3_close_v2(db) }

@@ -6,4 +6,5 @@
 #include "tls_shims.h"
 #include "crypto_shims.h"
 #include "sqlite_shims.h"
+#include "sqlite_wal_writes.h"
 #endif
