@@ -36,7 +36,7 @@ public final class SQLiteDatabase: Sendable {
             PRAGMA synchronous = NORMAL;
             PRAGMA foreign_keys = ON;
             PRAGMA temp_store = MEMORY;
-            PRAGMA cache_size = -16000;
+            PRAGMA cache_size = -\(Self.writerCacheKiB);
             """)
         checkpointer = try WALCheckpointer(path: path, policy: checkpoints)
         try checkpointer.attach(to: writer)
@@ -45,6 +45,13 @@ public final class SQLiteDatabase: Sendable {
         writerQueue = DispatchQueue(label: "herald.sqlite.writer")
         readerQueue = DispatchQueue(label: "herald.sqlite.reader")
     }
+
+    /// The writer's page cache, in KiB. Every commit that split a B-tree page walks the whole of the cache's
+    /// hash table (a B-tree balance moves a page through page number 262,145, the pending-byte page, and the commit then
+    /// drops pages past the end of the file by walking every bucket): at 16 MiB that walk was 4% of a
+    /// registration's server CPU, all of it on the one writer. At 4 MiB it is a quarter of that, and neither
+    /// the import nor registrations read measurably more (docs/performance.md, "Round 8").
+    static let writerCacheKiB = 4_000
 
     /// Nothing runs on the queues any more (each job holds the database), so the writer is idle: its hook
     /// goes before the checkpointer it points at, and the final checkpoint empties the WAL.
