@@ -178,11 +178,14 @@ final class WALCheckpointer: Sendable {
             var extra = 0
             while state.withLock({ $0.stats.lastCommitWALFrames }) - copied > policy.catchUpFrames, extra < policy.catchUpPasses {
                 let before = copied
-                copied = try connection.checkpoint(.passive).checkpointed
+                // A pass that cannot run (busy: the writer started the WAL over meanwhile, after a pass that
+                // copied everything) leaves what is left to the writer, as without catch-up passes.
+                guard let pass = try? connection.checkpoint(.passive) else { break }
+                copied = pass.checkpointed
                 extra += 1
                 if copied <= before { break }   // a reader's snapshot holds the rest back: passes cannot help
             }
-            syncDatabaseFile()
+            if copied >= policy.catchUpFrames { syncDatabaseFile() }   // only a large copy makes the writer's sync slow
             state.withLock { $0.stats.passiveRuns += 1; $0.stats.catchUpRuns += extra; $0.remainderDue = true }
         } catch {
             // Out of space or an I/O error: the frames stay in the WAL, where commits already made them
