@@ -54,6 +54,13 @@ static int isCommitFrameHeader(const void *bytes, int amount, sqlite3_int64 offs
     return (h[4] | h[5] | h[6] | h[7]) != 0;   // big-endian database size after the commit; 0 otherwise
 }
 
+// Writes `bytes` at once, remembering whether they were a commit frame's header (then the page that follows
+// is flushed as soon as it is gathered).
+static int writeThrough(HeraldWALFile *f, const void *bytes, int amount, sqlite3_int64 offset) {
+    f->commitPageNext = isCommitFrameHeader(bytes, amount, offset);
+    return f->real->pMethods->xWrite(f->real, bytes, amount, offset);
+}
+
 static int walWrite(sqlite3_file *file, const void *bytes, int amount, sqlite3_int64 offset) {
     HeraldWALFile *f = (HeraldWALFile *)file;
     int rc;
@@ -63,19 +70,16 @@ static int walWrite(sqlite3_file *file, const void *bytes, int amount, sqlite3_i
     if (f->length > 0 && (afterRead || offset != f->start + f->length || f->length + amount > HERALD_WAL_GATHER_LIMIT)) {
         if ((rc = flush(f)) != SQLITE_OK) return rc;
     }
-    if (afterRead || amount > HERALD_WAL_GATHER_LIMIT) {
-        // After a read, SQLite is rewriting a frame's header it just read back (new checksums, at the end
-        // of a commit that overwrote pages of its own transaction); nothing may follow to flush it.
-        f->commitPageNext = isCommitFrameHeader(bytes, amount, offset);
-        return f->real->pMethods->xWrite(f->real, bytes, amount, offset);
-    }
+    // After a read, SQLite is rewriting a frame's header it just read back (new checksums, at the end of a
+    // commit that overwrote pages of its own transaction); nothing may follow to flush it.
+    if (afterRead || amount > HERALD_WAL_GATHER_LIMIT) return writeThrough(f, bytes, amount, offset);
     if (f->length + amount > f->capacity) {
         int capacity = f->capacity ? f->capacity : 64 * 1024;
         while (capacity < f->length + amount) capacity *= 2;
         unsigned char *grown = sqlite3_realloc(f->gathered, capacity);
         if (!grown) {
             if ((rc = flush(f)) != SQLITE_OK) return rc;
-            return f->real->pMethods->xWrite(f->real, bytes, amount, offset);
+            return writeThrough(f, bytes, amount, offset);
         }
         f->gathered = grown;
         f->capacity = capacity;
