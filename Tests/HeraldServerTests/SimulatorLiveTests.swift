@@ -113,7 +113,9 @@ import APNSClient
         func accepted(latency: Double) { counts.withLock { $0.onWire -= 1 } }
         func rejected(status: Int, reason: APNSReason?, latency: Double) { counts.withLock { $0.onWire -= 1 } }
         func failed(_ error: APNSClientError) { counts.withLock { $0.onWire -= 1 } }
-        func windowSized(_ window: Int, probeSeconds: Double) { counts.withLock { $0.window = window } }
+        /// The largest window a probe chose: a later probe may shrink it while what the earlier one allowed is
+        /// still on the wire (on a loaded machine, 488 in flight under a first window, then a window of 331).
+        func windowSized(_ window: Int, probeSeconds: Double) { counts.withLock { $0.window = max($0.window ?? 0, window) } }
         var seen: (most: Int, sent: Int, window: Int?) { counts.withLock { ($0.most, $0.sent, $0.window) } }
     }
 
