@@ -46,10 +46,10 @@ public final class SQLiteDatabase: Sendable {
         readerQueue = DispatchQueue(label: "herald.sqlite.reader")
     }
 
-    /// The writer's page cache, in KiB. Every commit that split a B-tree page walks the whole of the cache's
-    /// hash table (a B-tree balance moves a page through page number 262,145, the pending-byte page, and the commit then
-    /// drops pages past the end of the file by walking every bucket): at 16 MiB that walk was 4% of a
-    /// registration's server CPU, all of it on the one writer. At 4 MiB it is a quarter of that, and neither
+    /// The writer's page cache, in KiB. Every commit after a B-tree split walks the whole of the cache's hash
+    /// table: a balance moves a page through page number 262,145 (the pending-byte page), and the commit then
+    /// drops the pages past the end of the file by walking every bucket. At 16 MiB that walk was 4% of a
+    /// registration's server CPU, all of it on the one writer; at 4 MiB it is a quarter of that, and neither
     /// the import nor registrations read measurably more (docs/performance.md, "Round 8").
     static let writerCacheKiB = 4_000
 
