@@ -19,7 +19,7 @@ internal import CSQLite
 /// every commit past the threshold queued another background checkpoint, each syncing the WAL and the
 /// database for the few frames of the commits since the last: a quarter of a registration's CPU.) To keep
 /// the writer's part small, the background checkpoint copies again what was committed during its first pass
-/// (`catchUpFrames`), and syncs the database file itself before the writer's copy would.
+/// (`catchUpFrames`), and after a large copy syncs the database file itself before the writer's copy would.
 ///
 /// A reader that keeps a snapshot open stops the WAL from starting over; the next background checkpoint then
 /// waits until the WAL has grown by another quarter of `passiveFrames`. Past `truncateFrames` the writer

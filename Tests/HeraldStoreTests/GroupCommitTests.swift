@@ -46,34 +46,32 @@ import Testing
         #expect(condition())
     }
 
-    @Test func writesThatArriveWhileATransactionRunsJoinItBeforeItCommits() async throws {
+    /// Write 0 holds its transaction open until writes 1-9 are waiting; returns the values the ten writes
+    /// were answered with, in order, and what each transaction ran.
+    static func burstDuringTheFirstTransaction(maxBatch: Int) async throws -> (answered: [Int], transactions: [[Int]]) {
         let transactions = Transactions()
-        let group = Self.makeGroupCommit(maxBatch: 256, transactions)
+        let group = makeGroupCommit(maxBatch: maxBatch, transactions)
         let release = DispatchSemaphore(value: 0)
-        // The first write holds its transaction open until nine more are waiting.
-        let first = Self.startWrites(0..<1, group, before: { release.wait() })
-        try await Self.waitUntil { transactions.ran.withLock { !$0.isEmpty } }
-        let rest = Self.startWrites(1..<10, group)
-        try await Self.waitUntil { group.waitingCount == 9 }
+        let first = startWrites(0..<1, group, before: { release.wait() })
+        try await waitUntil { transactions.ran.withLock { !$0.isEmpty } }
+        let rest = startWrites(1..<10, group)
+        try await waitUntil { group.waitingCount == 9 }
         release.signal()
-        let answered = try await (first + rest).asyncMap { try await $0.value }
+        var answered: [Int] = []
+        for write in first + rest { answered.append(try await write.value) }
+        return (answered, transactions.ran.withLock { $0 })
+    }
+
+    @Test func writesThatArriveWhileATransactionRunsJoinItBeforeItCommits() async throws {
+        let (answered, ran) = try await Self.burstDuringTheFirstTransaction(maxBatch: 256)
         #expect(answered == Array(0..<10))
-        let ran = transactions.ran.withLock { $0 }
         #expect(ran.count == 1, "one transaction, not a second one for the writes that came in during the first")
         #expect(ran.first?.first == 0 && Set(ran.first ?? []) == Set(0..<10))
     }
 
     @Test func aTransactionTakesNoMoreThanMaxBatchWrites() async throws {
-        let transactions = Transactions()
-        let group = Self.makeGroupCommit(maxBatch: 4, transactions)
-        let release = DispatchSemaphore(value: 0)
-        let first = Self.startWrites(0..<1, group, before: { release.wait() })
-        try await Self.waitUntil { transactions.ran.withLock { !$0.isEmpty } }
-        let rest = Self.startWrites(1..<10, group)
-        try await Self.waitUntil { group.waitingCount == 9 }
-        release.signal()
-        _ = try await (first + rest).asyncMap { try await $0.value }
-        #expect(transactions.ran.withLock { $0.map(\.count) } == [4, 4, 2])
+        let (_, ran) = try await Self.burstDuringTheFirstTransaction(maxBatch: 4)
+        #expect(ran.map(\.count) == [4, 4, 2])
     }
 
     @Test func aLoneWriteCommitsAtOnceAndTheLaneIsFreeAfterwards() async throws {
@@ -82,13 +80,5 @@ import Testing
         #expect(try await Self.startWrites(7..<8, group)[0].value == 7)
         #expect(try await Self.startWrites(8..<9, group)[0].value == 8)
         #expect(transactions.ran.withLock { $0 } == [[7], [8]])
-    }
-}
-
-private extension Array {
-    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
-        var out: [T] = []
-        for element in self { out.append(try await transform(element)) }
-        return out
     }
 }

@@ -32,6 +32,36 @@ import HeraldStore
         await withCheckedContinuation { continuation in db.checkpointer.queue.async { continuation.resume() } }
     }
 
+    /// Commits past a held checkpointer's threshold (64 frames), then 20 more while a reader's snapshot stands
+    /// in for commits made during the background checkpoint: it cannot copy past that snapshot, so those
+    /// frames are left in the WAL when it ends. Returns the reader, its snapshot still open.
+    static func backgroundCheckpointBehindAReader(_ db: SQLiteDatabase, _ path: String) async throws -> SQLiteConnection {
+        let gate = DispatchSemaphore(value: 0)
+        db.checkpointer.queue.async { gate.wait() }
+        while db.checkpointer.stats.lastCommitWALFrames < 64 { try await commit(db) }
+        let reader = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1_000)
+        try reader.execute("BEGIN")
+        _ = try reader.first("SELECT count(*) FROM t") { $0.int(0) }
+        for _ in 0..<20 { try await commit(db) }
+        gate.signal()
+        await drain(db)
+        return reader
+    }
+
+    /// 3,000 commits with nothing holding the checkpointer back; returns how many times the WAL started over.
+    static func commitSteadily(_ db: SQLiteDatabase) async throws -> Int {
+        var cycles = 0
+        var frames = 0
+        for _ in 0..<3_000 {
+            try await commit(db)
+            let now = db.checkpointer.stats.lastCommitWALFrames
+            if now < frames { cycles += 1 }
+            frames = now
+        }
+        await drain(db)
+        return cycles
+    }
+
     @Test func commitsLeaveTheCheckpointToTheBackgroundWhichLetsTheWALStartOver() async throws {
         // SQLite's own threshold (the default is larger), so the numbers below read against it.
         let (db, path) = try await Self.makeDatabase(.init(passiveFrames: 1_000))
@@ -63,17 +93,7 @@ import HeraldStore
 
     @Test func theWriterCopiesWhatWasCommittedDuringABackgroundCheckpointAndTheWALStartsOver() async throws {
         let (db, path) = try await Self.makeDatabase(.init(passiveFrames: 64, truncateFrames: 100_000))
-        let gate = DispatchSemaphore(value: 0)
-        db.checkpointer.queue.async { gate.wait() }
-        while db.checkpointer.stats.lastCommitWALFrames < 64 { try await Self.commit(db) }
-        // Commits that go on while the background checkpoint runs, stood in for by a reader whose snapshot
-        // it cannot copy past: the frames after that snapshot are left in the WAL when it ends.
-        let reader = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1_000)
-        try reader.execute("BEGIN")
-        _ = try reader.first("SELECT count(*) FROM t") { $0.int(0) }
-        for _ in 0..<20 { try await Self.commit(db) }
-        gate.signal()
-        await Self.drain(db)
+        let reader = try await Self.backgroundCheckpointBehindAReader(db, path)
         try reader.execute("COMMIT")
         #expect(db.checkpointer.stats.passiveRuns == 1)
 
@@ -93,16 +113,7 @@ import HeraldStore
     @Test func aBackgroundCheckpointPassesAgainOverWhatWasCommittedDuringItsFirstPass() async throws {
         let policy = WALCheckpointer.Policy(passiveFrames: 64, truncateFrames: 100_000, catchUpFrames: 8, catchUpPasses: 3)
         let (db, path) = try await Self.makeDatabase(policy)
-        let gate = DispatchSemaphore(value: 0)
-        db.checkpointer.queue.async { gate.wait() }
-        while db.checkpointer.stats.lastCommitWALFrames < 64 { try await Self.commit(db) }
-        // The frames after this reader's snapshot stand in for commits during the first pass: it leaves them.
-        let reader = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1_000)
-        try reader.execute("BEGIN")
-        _ = try reader.first("SELECT count(*) FROM t") { $0.int(0) }
-        for _ in 0..<20 { try await Self.commit(db) }
-        gate.signal()
-        await Self.drain(db)
+        let reader = try await Self.backgroundCheckpointBehindAReader(db, path)
         // More than `catchUpFrames` were left, so it passed again; that pass copied nothing (the reader is
         // still there), so it stopped instead of spending its other two passes.
         #expect(db.checkpointer.stats.passiveRuns == 1)
@@ -120,15 +131,7 @@ import HeraldStore
         // collide, and each cycle still ends with the WAL starting over.
         let policy = WALCheckpointer.Policy(passiveFrames: 64, truncateFrames: 100_000, catchUpFrames: 0, catchUpPasses: 3)
         let (db, _) = try await Self.makeDatabase(policy)
-        var cycles = 0
-        var frames = 0
-        for _ in 0..<3_000 {
-            try await Self.commit(db)
-            let now = db.checkpointer.stats.lastCommitWALFrames
-            if now < frames { cycles += 1 }
-            frames = now
-        }
-        await Self.drain(db)
+        let cycles = try await Self.commitSteadily(db)
         let stats = db.checkpointer.stats
         #expect(cycles >= 10, "\(stats)")
         #expect(stats.failedRuns == 0, "\(stats) in \(cycles) cycles")
@@ -142,15 +145,7 @@ import HeraldStore
         // checkpoint may be queued during the first, nor collide with the writer's copy.
         let policy = WALCheckpointer.Policy(passiveFrames: 64, truncateFrames: 100_000)
         let (db, _) = try await Self.makeDatabase(policy)
-        var cycles = 0
-        var frames = 0
-        for _ in 0..<3_000 {
-            try await Self.commit(db)
-            let now = db.checkpointer.stats.lastCommitWALFrames
-            if now < frames { cycles += 1 }
-            frames = now
-        }
-        await Self.drain(db)
+        let cycles = try await Self.commitSteadily(db)
         let stats = db.checkpointer.stats
         #expect(cycles >= 10, "\(stats)")
         #expect(stats.failedRuns == 0, "\(stats) in \(cycles) cycles")
