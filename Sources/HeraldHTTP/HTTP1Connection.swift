@@ -302,22 +302,36 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
         // RFC 9110 §6.4.1: these carry no body, and no length either.
         let bodiless = response.status == 204 || response.status == 304 || (100..<200).contains(response.status)
         let sendsBody = head.method != "HEAD" && !bodiless
-        var text = "HTTP/1.1 \(response.status) \(HTTPStatus.reason(response.status))\r\n"
+        // Written as bytes into one buffer sized for the body too: built as a String by interpolation, the
+        // head took a sixth of the work of answering /healthz.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(192 + response.headers.fields.count * 48 + (sendsBody ? response.body.count : 0))
+        bytes += "HTTP/1.1 ".utf8
+        bytes += String(response.status).utf8
+        bytes.append(UInt8(ascii: " "))
+        bytes += HTTPStatus.reason(response.status).utf8
+        bytes += "\r\n".utf8
+        func field(_ name: String, _ value: String) {
+            bytes += name.utf8
+            bytes += ": ".utf8
+            bytes += value.utf8
+            bytes += "\r\n".utf8
+        }
         for h in response.headers where !h.name.caseInsensitiveEquals("content-length") && !h.name.caseInsensitiveEquals("connection")
             && !h.name.caseInsensitiveEquals("transfer-encoding") {
-            text += "\(h.name): \(h.value)\r\n"
+            field(h.name, h.value)
         }
         if response.stream != nil && sendsBody {
-            text += "transfer-encoding: chunked\r\n"
+            field("transfer-encoding", "chunked")
         } else if !bodiless {
-            text += "content-length: \(response.body.count)\r\n"
+            field("content-length", String(response.body.count))
         }
         if closeAfterResponse {
-            text += "connection: close\r\n"
+            field("connection", "close")
         } else if head.version == "HTTP/1.0" {
-            text += "connection: keep-alive\r\n"
+            field("connection", "keep-alive")
         }
-        var bytes = Array((text + "\r\n").utf8)
+        bytes += "\r\n".utf8
         if let body = response.stream, sendsBody {
             if !response.body.isEmpty { bytes += Self.chunk(response.body) }
             send(bytes)
