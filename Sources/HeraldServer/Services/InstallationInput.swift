@@ -52,7 +52,7 @@ enum InstallationInput {
     static func jsonValue(_ r: InstallationRecord) -> JSONValue {
         func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
         func time(_ date: Date?) -> JSONValue { date.map { .string(ISO8601.string($0)) } ?? .null }
-        var o = JSONObject()
+        var o = JSONObject(capacity: 21)
         o.appendUnchecked("active", .bool(r.active))
         o.appendUnchecked("alias", text(r.alias))
         o.appendUnchecked("appVersion", text(r.appVersion))
