@@ -13,9 +13,11 @@ final class RateLimiter: Sendable {
         self.burst = burst
     }
 
-    /// Takes one token; returns nil when allowed, or the seconds until a token is available.
-    func take(_ key: String, now: Date) -> Double? {
+    /// Takes one token; returns nil when allowed, or the seconds until a token is available. The key is
+    /// built only when limiting is on (a client's joins its key id and address: a string per request).
+    func take(_ key: @autoclosure () -> String, now: Date) -> Double? {
         guard rate > 0 else { return nil }
+        let key = key()
         return buckets.withLock { all in
             var b = all[key] ?? Bucket(tokens: burst, updated: now)
             b.tokens = min(burst, b.tokens + max(0, now.timeIntervalSince(b.updated)) * rate)
