@@ -27,6 +27,8 @@ public struct Route: Sendable {
         segments = pattern.split(separator: "/")
     }
 
+    var parameterCount: Int { segments.count { $0.first == "{" && $0.last == "}" } }
+
     func match(_ path: [Substring]) -> [String: String]? {
         guard path.count == segments.count else { return nil }
         var params: [String: String] = [:]
@@ -42,18 +44,25 @@ public struct Route: Sendable {
 }
 
 /// Finds the route for a method and path.
+///
+/// Routes without parameters are found by their segments in one dictionary lookup; only routes with
+/// parameters and as many segments as the path are tried one by one. Walking every route in turn (150 with
+/// the LeanCloud, JPush and console routes) was a third of the work of answering `/healthz`.
 public struct Router: Sendable {
     public private(set) var routes: [Route]
 
-    private let ordered: [Route]
+    /// Routes without parameters by their segments, in declaration order (one per method, usually).
+    private let literal: [[Substring]: [Route]]
+    /// Routes with parameters by segment count; literal segments win over parameters, so fewer parameters first.
+    private let parameterized: [Int: [Route]]
 
     public init(routes: [Route]) {
         self.routes = routes
-        // Literal segments win over parameters: try routes with fewer parameters first.
-        ordered = routes.enumerated().sorted { a, b in
-            let pa = a.element.segments.filter { $0.first == "{" }.count, pb = b.element.segments.filter { $0.first == "{" }.count
-            return pa != pb ? pa < pb : a.offset < b.offset
+        literal = Dictionary(grouping: routes.filter { $0.parameterCount == 0 }, by: \.segments)
+        let ordered = routes.enumerated().filter { $0.element.parameterCount > 0 }.sorted { a, b in
+            a.element.parameterCount != b.element.parameterCount ? a.element.parameterCount < b.element.parameterCount : a.offset < b.offset
         }.map(\.element)
+        parameterized = Dictionary(grouping: ordered, by: \.segments.count)
     }
 
     public enum Match {
@@ -63,9 +72,15 @@ public struct Router: Sendable {
     }
 
     public func match(method: String, path: Substring) -> Match {
-        let parts = path.split(separator: "/")
+        // Split on the bytes: `split` over Characters breaks graphemes at each of the path's bytes (7k
+        // instructions for `/v1/installations`). A `/` is never part of another UTF-8 sequence.
+        let parts = path.utf8.split(separator: UInt8(ascii: "/")).map { Substring($0) }
         var allowed: [String] = []
-        for route in ordered {
+        for route in literal[parts] ?? [] {
+            if route.method == method { return .found(route, [:]) }
+            allowed.append(route.method)
+        }
+        for route in parameterized[parts.count] ?? [] {
             guard let params = route.match(parts) else { continue }
             if route.method == method { return .found(route, params) }
             allowed.append(route.method)
