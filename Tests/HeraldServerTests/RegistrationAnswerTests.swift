@@ -34,18 +34,28 @@ import HeraldStore
         #expect(bare.body["tags"] == [])
     }
 
-    @Test func theInstallationIsWrittenWithItsKeysSorted() {
+    @Test func theInstallationIsWrittenWithItsKeysSorted() throws {
         let record = InstallationRecord(seq: 1, id: "id-1", appID: "app", installationID: "i-1", deviceToken: token(2), environment: "production",
                                         topic: "com.example.app", tags: ["b", "a"], alias: "al", userID: "u", locale: "de", timeZone: "Europe/Berlin",
                                         badge: 12, appVersion: "1.2", osVersion: "18.1", deviceModel: "iPhone16,1",
                                         properties: #"{"z":1,"a":{"y":2,"b":[1,"x"]}}"#, active: false, inactiveReason: "Unregistered",
                                         inactiveAt: start, createdAt: start, updatedAt: start.addingTimeInterval(1.5),
                                         lastSeenAt: start.addingTimeInterval(2), tokenUpdatedAt: start)
-        let value = InstallationInput.jsonValue(record)
-        // `JSON` sorts every object's keys when it writes; the value written as it stands must match.
-        #expect(value.jsonBytes() == JSON(value).bytes)
-        #expect(InstallationInput.json(record) == JSON(value))
-        guard case .object(let members) = value else { Issue.record("not an object"); return }
+        let bytes = InstallationInput.jsonBytes(record)
+        // `JSON` sorts every object's keys when it writes; the bytes written member by member must match.
+        let parsed = try #require(try? JSON(parsing: bytes))
+        #expect(parsed.bytes == bytes)
+        guard case .object(let members) = parsed.jsonValue else { Issue.record("not an object"); return }
         #expect(members.count == 21)
+        #expect(parsed["badge"] == 12 && parsed["active"] == false && parsed["tags"] == ["b", "a"] && parsed["topic"] == "com.example.app")
+        #expect(parsed["updatedAt"]?.stringValue == ISO8601.string(start.addingTimeInterval(1.5)))
+        #expect(parsed["properties"] == ["a": ["b": [1, "x"], "y": 2], "z": 1])
+
+        // A page holds each installation as it is written alone, and the cursor.
+        let page = InstallationInput.pageBytes([record, record], next: "7")
+        let parsedPage = try #require(try? JSON(parsing: page))
+        #expect(parsedPage.bytes == page)
+        #expect(parsedPage["installations"] == [parsed, parsed] && parsedPage["nextCursor"] == "7")
+        #expect((try? JSON(parsing: InstallationInput.pageBytes([], next: nil))) == ["installations": [], "nextCursor": nil])
     }
 }

@@ -27,16 +27,16 @@ struct InstallationsAPI {
     func upsert(_ ctx: RequestContext) async throws -> HTTPResponse {
         let draft = try InstallationInput.parse(BodyReader(try ctx.jsonObject()))
         let (record, created) = try await installations.register(appID: try ctx.appID, draft)
-        return .json(created ? 201 : 200, value: InstallationInput.jsonValue(record), headers: ["location": "/v1/installations/\(record.id)"])
+        return .json(created ? 201 : 200, bytes: InstallationInput.jsonBytes(record), headers: ["location": "/v1/installations/\(record.id)"])
     }
 
     func get(_ ctx: RequestContext) async throws -> HTTPResponse {
-        .json(200, value: InstallationInput.jsonValue(try await installations.get(appID: try ctx.appID, id: ctx.parameter("id"))))
+        .json(200, bytes: InstallationInput.jsonBytes(try await installations.get(appID: try ctx.appID, id: ctx.parameter("id"))))
     }
 
     func patch(_ ctx: RequestContext) async throws -> HTTPResponse {
         let draft = try InstallationInput.parse(BodyReader(try ctx.jsonObject()))
-        return .json(200, value: InstallationInput.jsonValue(try await installations.update(appID: try ctx.appID, id: ctx.parameter("id"), draft)))
+        return .json(200, bytes: InstallationInput.jsonBytes(try await installations.update(appID: try ctx.appID, id: ctx.parameter("id"), draft)))
     }
 
     func delete(_ ctx: RequestContext) async throws -> HTTPResponse {
@@ -46,7 +46,7 @@ struct InstallationsAPI {
 
     func tags(_ ctx: RequestContext) async throws -> HTTPResponse {
         let change = try TagChange.parse(BodyReader(try ctx.jsonObject()))
-        return .json(200, value: InstallationInput.jsonValue(try await installations.changeTags(appID: try ctx.appID, id: ctx.parameter("id"), change)))
+        return .json(200, bytes: InstallationInput.jsonBytes(try await installations.changeTags(appID: try ctx.appID, id: ctx.parameter("id"), change)))
     }
 
     func query(_ ctx: RequestContext) async throws -> HTTPResponse {
@@ -66,7 +66,7 @@ struct InstallationsAPI {
         q.afterSeq = try Self.cursor(ctx)
         q.limit = try ctx.intQuery("limit", default: 100, range: 1...1000)
         let page = try await installations.query(appID: try ctx.appID, q)
-        return .json(200, ["installations": .array(page.items.map(InstallationInput.json)), "nextCursor": .optional(page.next.map(String.init))])
+        return .json(200, bytes: InstallationInput.pageBytes(page.items, next: page.next.map(String.init)))
     }
 
     static func cursor(_ ctx: RequestContext) throws -> Int64 {

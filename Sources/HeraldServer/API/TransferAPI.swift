@@ -218,14 +218,16 @@ struct TransferAPI {
                 // A failed read ends the body: the status line is gone already, so the client sees a short export.
                 guard let page = try? await installations.query(appID: appID, InstallationQuery(afterSeq: after, limit: 1_000)) else { break }
                 if let next = page.next { after = next } else { done = true }
-                var chunk = ""
+                var chunk: [UInt8] = []
                 for r in page.items {
                     switch format {
-                    case .jsonl, .leancloud: chunk += InstallationInput.json(r).encoded + "\n"   // leancloud: refused before
-                    case .csv: chunk += CSV.line(TransferAPI.csvRow(r))
+                    case .jsonl, .leancloud:   // leancloud: refused before
+                        chunk += InstallationInput.jsonBytes(r)
+                        chunk.append(UInt8(ascii: "\n"))
+                    case .csv: chunk += CSV.line(TransferAPI.csvRow(r)).utf8
                     }
                 }
-                if !chunk.isEmpty { return Array(chunk.utf8) }
+                if !chunk.isEmpty { return chunk }
             }
             done = true
             return nil

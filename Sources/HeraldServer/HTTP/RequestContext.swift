@@ -56,9 +56,14 @@ extension HTTPResponse {
 
     /// A value already in HeraldJSON's model, written as it stands (its members in their order).
     static func json(_ status: Int, value: JSONValue, headers: HTTPHeaders = [:]) -> HTTPResponse {
+        json(status, bytes: value.jsonBytes(), headers: headers)
+    }
+
+    /// A body already written as JSON.
+    static func json(_ status: Int, bytes: [UInt8], headers: HTTPHeaders = [:]) -> HTTPResponse {
         var h = headers
         h.set("content-type", "application/json")
-        return HTTPResponse(status: status, headers: h, body: value.jsonBytes())
+        return HTTPResponse(status: status, headers: h, body: bytes)
     }
 
     static func error(_ error: APIError, headers: HTTPHeaders = [:]) -> HTTPResponse {
