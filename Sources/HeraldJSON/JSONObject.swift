@@ -12,14 +12,6 @@ public struct JSONObject: Sendable {
         values = []
     }
 
-    /// An empty object with room for `capacity` members, for a writer that knows how many it appends.
-    package init(capacity: Int) {
-        keys = []
-        values = []
-        keys.reserveCapacity(capacity)
-        values.reserveCapacity(capacity)
-    }
-
     /// The number of members.
     public var count: Int { keys.count }
 
