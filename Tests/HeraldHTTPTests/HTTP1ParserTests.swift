@@ -55,6 +55,14 @@ import Testing
         #expect(r.bodies == [[]])
     }
 
+    @Test func headerNamesArriveLowercaseWithTheirValuesAsSent() {
+        let r = Self.parseBothWays("GET / HTTP/1.1\r\nHost: h\r\nX-LC-Key: AbC,master\r\nAUTHORIZATION: Bearer K\r\n\r\n")
+        #expect(r.failure == nil)
+        #expect(r.heads.first?.headers.fields.map(\.name) == ["host", "x-lc-key", "authorization"])
+        #expect(r.heads.first?.headers["Authorization"] == "Bearer K", "lookups stay case-insensitive")
+        #expect(r.heads.first?.headers["x-lc-key"] == "AbC,master")
+    }
+
     @Test func contentLengthFramesTheBodyAndPipelinedRequestsFollow() {
         let r = Self.parseBothWays("POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhelloGET /b HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(r.failure == nil)
