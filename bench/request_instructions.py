@@ -1,0 +1,92 @@
+"""Instructions per request, for registration (row 4's upsert) and for /healthz, under callgrind: a count the
+machine's noise cannot move, so a change to the request path can be judged by a few runs of one binary each
+instead of many alternating wrk runs. User-space instructions only (the kernel's share is not counted).
+
+    python3 bench/request_instructions.py [BINARY ...]      # default: this checkout's release build
+
+Each binary (stripped of its DWARF, which valgrind 3.19 cannot read) serves from a fresh store under
+`valgrind --tool=callgrind`; CONCURRENCY clients (16, as wrk's connections in row 4) send N requests of each
+kind (default 4,000) after a warm-up, between a zeroing and a dump of the counters. With
+SQLITE_LIBRARY_DIR=<dir of a libsqlite3.so built with -g> SQLite's functions have names (Debian's library
+has no symbols: `apt-get source sqlite3`, then `./configure && make libsqlite3.la`). Prints instructions
+per request and the dump files for `callgrind_annotate`."""
+import http.client
+import json
+import os
+import random
+import subprocess
+import sys
+import threading
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import HERALD, WORK
+from tools import Serve, serve_accept_all_flags
+
+N = int(os.environ.get("N", "4000"))
+CONCURRENCY = int(os.environ.get("CONCURRENCY", "16"))
+
+
+def measure(binary):
+    name = os.path.basename(binary)
+    stripped = os.path.join(WORK, f"{name}.stripped")
+    subprocess.run(["strip", "--strip-debug", "-o", stripped, binary], check=True)
+    wrapper = os.path.join(WORK, f"{name}.callgrind.sh")
+    library = os.environ.get("SQLITE_LIBRARY_DIR")
+    with open(wrapper, "w") as f:
+        f.write("#!/bin/sh\n" + (f"export LD_LIBRARY_PATH={library}\n" if library else "")
+                + f"exec valgrind --tool=callgrind --callgrind-out-file={WORK}/{name}.%p.callgrind {stripped} \"$@\"\n")
+    os.chmod(wrapper, 0o755)
+    serve = Serve(os.path.join(WORK, f"data-{name}"), serve_accept_all_flags() or [], binary=wrapper)
+    key = serve.keys["client"]
+
+    def upsert(c):
+        body = json.dumps({"deviceToken": "%064x" % random.getrandbits(256), "environment": "sandbox", "tags": ["wrk"]})
+        c.request("POST", "/v1/installations", body, {"Content-Type": "application/json", "Authorization": f"Bearer {key}"})
+
+    def healthz(c):
+        c.request("GET", "/healthz")
+
+    def client(send, count):
+        c = http.client.HTTPConnection("127.0.0.1", serve.http)
+        for _ in range(count):
+            send(c)
+            response = c.getresponse()
+            response.read()
+            assert response.status in (200, 201), response.status
+
+    def run(send, count):
+        threads = [threading.Thread(target=client, args=(send, count // CONCURRENCY)) for _ in range(CONCURRENCY)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+    results = {}
+    try:
+        for kind, send in [("upsert", upsert), ("healthz", healthz)]:
+            run(send, max(CONCURRENCY, N // 10))   # warm-up: statements prepared, caches filled
+            subprocess.run(["callgrind_control", "-z", str(serve.proc.pid)], check=True, capture_output=True)
+            run(send, N)
+            subprocess.run(["callgrind_control", "-d", kind, str(serve.proc.pid)], check=True, capture_output=True)
+            # The wrapper execs valgrind, so the server's pid names the file; each dump gets the next number.
+            path = os.path.join(WORK, f"{name}.{serve.proc.pid}.callgrind.{len(results) + 1}")
+            with open(path) as f:
+                total = next(int(line.split()[1]) for line in f if line.startswith("summary:"))
+            results[kind] = (total / (N // CONCURRENCY * CONCURRENCY), path)
+    finally:
+        serve.stop()
+    return results
+
+
+def main():
+    binaries = sys.argv[1:] or [HERALD]
+    for binary in binaries:
+        results = measure(binary)
+        up, hz = results["upsert"][0], results["healthz"][0]
+        print(f"{binary}: upsert {up:,.0f} instructions/request, /healthz {hz:,.0f} (ratio {hz / up:.3f})")
+        for kind, (_, path) in results.items():
+            print(f"  {kind}: callgrind_annotate --inclusive=yes {path}")
+
+
+if __name__ == "__main__":
+    main()
