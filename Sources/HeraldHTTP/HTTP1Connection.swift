@@ -302,8 +302,8 @@ final class HTTP1Connection: ConnectionDelegate, @unchecked Sendable {
         // RFC 9110 §6.4.1: these carry no body, and no length either.
         let bodiless = response.status == 204 || response.status == 304 || (100..<200).contains(response.status)
         let sendsBody = head.method != "HEAD" && !bodiless
-        // Written as bytes into one buffer sized for the body too: built as a String by interpolation, the
-        // head took a sixth of the work of answering /healthz.
+        // Written as bytes into one buffer sized for the body too: built as a String by interpolation (16
+        // appends for a registration's answer), the head took ~7,000 instructions.
         var bytes: [UInt8] = []
         bytes.reserveCapacity(192 + response.headers.fields.count * 48 + (sendsBody ? response.body.count : 0))
         bytes += "HTTP/1.1 ".utf8

@@ -188,8 +188,8 @@ struct HTTP1Parser {
 
     /// The next CRLF-terminated line without its CRLF, nil when it has not all arrived. A line longer than
     /// `limit` fails as soon as that many bytes are here, with or without its end.
-    /// `tooLong` is built only when thrown: a message interpolated per header line was a tenth of the
-    /// parser's work on a registration's five header lines.
+    /// `tooLong` is built only when thrown: a message interpolated per header line was 15% of the parser's
+    /// work on a registration's five header lines.
     private mutating func line(limit: Int, tooLong: @autoclosure () -> Failure) throws(Failure) -> ArraySlice<UInt8>? {
         let start = offset + scanned
         let lf: Int? = buffer.withUnsafeBytes { raw in
