@@ -62,6 +62,19 @@ import HeraldStore
         return cycles
     }
 
+    /// `commitSteadily` on a fresh database under `policy`, checking what every policy must keep: at least
+    /// ten cycles, no failed checkpoint, at most one background checkpoint per cycle. Returns the cycles and
+    /// the stats for the test's own check.
+    static func steadyCycles(_ policy: WALCheckpointer.Policy) async throws -> (cycles: Int, stats: WALCheckpointer.Stats) {
+        let (db, _) = try await makeDatabase(policy)
+        let cycles = try await commitSteadily(db)
+        let stats = db.checkpointer.stats
+        #expect(cycles >= 10, "\(stats)")
+        #expect(stats.failedRuns == 0, "\(stats) in \(cycles) cycles")
+        #expect(stats.passiveRuns <= cycles + 1, "\(stats) in \(cycles) cycles")
+        return (cycles, stats)
+    }
+
     @Test func commitsLeaveTheCheckpointToTheBackgroundWhichLetsTheWALStartOver() async throws {
         // SQLite's own threshold (the default is larger), so the numbers below read against it.
         let (db, path) = try await Self.makeDatabase(.init(passiveFrames: 1_000))
@@ -130,12 +143,7 @@ import HeraldStore
         // Every frame committed during a pass is worth another here: passes and the writer's copies must not
         // collide, and each cycle still ends with the WAL starting over.
         let policy = WALCheckpointer.Policy(passiveFrames: 64, truncateFrames: 100_000, catchUpFrames: 0, catchUpPasses: 3)
-        let (db, _) = try await Self.makeDatabase(policy)
-        let cycles = try await Self.commitSteadily(db)
-        let stats = db.checkpointer.stats
-        #expect(cycles >= 10, "\(stats)")
-        #expect(stats.failedRuns == 0, "\(stats) in \(cycles) cycles")
-        #expect(stats.passiveRuns <= cycles + 1, "\(stats) in \(cycles) cycles")
+        let (_, stats) = try await Self.steadyCycles(policy)
         #expect(stats.catchUpRuns <= policy.catchUpPasses * stats.passiveRuns, "\(stats)")
     }
 
@@ -143,13 +151,7 @@ import HeraldStore
         // Commits go on while each background checkpoint runs (nothing holds the checkpointer back here), so
         // each cycle ends with the writer copying what was committed meanwhile; no second background
         // checkpoint may be queued during the first, nor collide with the writer's copy.
-        let policy = WALCheckpointer.Policy(passiveFrames: 64, truncateFrames: 100_000)
-        let (db, _) = try await Self.makeDatabase(policy)
-        let cycles = try await Self.commitSteadily(db)
-        let stats = db.checkpointer.stats
-        #expect(cycles >= 10, "\(stats)")
-        #expect(stats.failedRuns == 0, "\(stats) in \(cycles) cycles")
-        #expect(stats.passiveRuns <= cycles + 1, "\(stats) in \(cycles) cycles")
+        let (cycles, stats) = try await Self.steadyCycles(WALCheckpointer.Policy(passiveFrames: 64, truncateFrames: 100_000))
         #expect(stats.writerRuns <= cycles + 1, "\(stats) in \(cycles) cycles")
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldHTTP
+import HeraldJSON
 import HeraldStore
 
 /// Bulk import and export of installations over REST (`InstallationsService.importBatch` and `query`), as
@@ -218,16 +219,17 @@ struct TransferAPI {
                 // A failed read ends the body: the status line is gone already, so the client sees a short export.
                 guard let page = try? await installations.query(appID: appID, InstallationQuery(afterSeq: after, limit: 1_000)) else { break }
                 if let next = page.next { after = next } else { done = true }
-                var chunk: [UInt8] = []
+                // One buffer per page: each installation is written into it, not into a buffer of its own.
+                var chunk = JSONWriter(capacity: page.items.count * 768)
                 for r in page.items {
                     switch format {
                     case .jsonl, .leancloud:   // leancloud: refused before
-                        chunk += InstallationInput.jsonBytes(r)
-                        chunk.append(UInt8(ascii: "\n"))
-                    case .csv: chunk += CSV.line(TransferAPI.csvRow(r)).utf8
+                        InstallationInput.write(r, to: &chunk)
+                        chunk.writeRaw(UInt8(ascii: "\n"))
+                    case .csv: chunk.bytes += CSV.line(TransferAPI.csvRow(r)).utf8
                     }
                 }
-                if !chunk.isEmpty { return chunk }
+                if !chunk.bytes.isEmpty { return chunk.bytes }
             }
             done = true
             return nil

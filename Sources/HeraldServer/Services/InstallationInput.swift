@@ -53,7 +53,7 @@ enum InstallationInput {
 
     /// The installation as the API shows it, its keys in the sorted order `JSON` writes objects in,
     /// written straight into the answer: it answers every registration, and built as a `JSONValue` tree
-    /// and then written, it took twice the instructions (a tenth of a registration's work off the writer).
+    /// and then written it took 30,000 instructions, against 13,000 now.
     static func write(_ r: InstallationRecord, to w: inout JSONWriter) {
         var first = true
         func key(_ name: StaticString) { w.writeStaticKey(name, first: &first) }
