@@ -53,6 +53,12 @@ public final class SQLiteConnection: @unchecked Sendable {
         return prepared
     }
 
+    /// How many times SQLite compiled this connection's cached statements again since they were prepared:
+    /// after something expired them (a schema change, a flag pragma such as `foreign_keys`).
+    var recompiledStatements: Int {
+        statements.values.reduce(0) { $0 + Int(sqlite3_stmt_status($1.handle, SQLITE_STMTSTATUS_REPREPARE, 0)) }
+    }
+
     /// Runs SQL without parameters that may hold several statements (schema, pragmas). Not cached.
     public func executeScript(_ sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?

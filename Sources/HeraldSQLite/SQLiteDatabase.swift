@@ -63,14 +63,16 @@ public final class SQLiteDatabase: Sendable {
     /// Runs `body` in one write transaction on the writer's queue. A throw rolls everything back; a write
     /// that failed for lack of space throws `StoreError.storageFull`.
     ///
-    /// `checkingForeignKeys: false` turns SQLite's foreign key checks off for this transaction only, for a
-    /// bulk write whose every reference `body` has checked itself (an import batch checks its app once
-    /// instead of SQLite looking it up for every row). Cascades on delete are off too, so such a body must
-    /// delete nothing that others reference. The pragma is a no-op inside a transaction, hence set around it.
+    /// `selfCheckedRows`: how many rows `body` writes whose every reference it has checked itself (an import
+    /// batch checks its app once instead of SQLite looking it up for every row). From `uncheckedWriteRows`
+    /// on, SQLite's foreign key checks are off for this transaction, and so are cascades on delete: such a
+    /// body must delete nothing that others reference. The pragma is a no-op inside a transaction, hence set
+    /// around it.
     @discardableResult
-    public func write<T: Sendable>(checkingForeignKeys: Bool = true,
+    public func write<T: Sendable>(selfCheckedRows: Int = 0,
                                    _ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
         let connection = writer
+        let checkingForeignKeys = selfCheckedRows < Self.uncheckedWriteRows
         return try await withCheckedThrowingContinuation { continuation in
             writerQueue.async { [self] in
                 continuation.resume(with: Result {
@@ -84,6 +86,14 @@ public final class SQLiteDatabase: Sendable {
             }
         }
     }
+
+    /// The fewest self-checked rows for which a write turns SQLite's foreign key checks off. Turning them off
+    /// and on again expires every statement the writer has prepared (SQLite compiles the checks into each),
+    /// so each is compiled again at its next use. A one-device push's delivery page did that, and the next
+    /// push then compiled its insert on the way to its answer: 0.94 ms from the API to the device at p50
+    /// against 0.75 ms without (docs/performance.md, "Round 10"). Skipping the checks saves well under a
+    /// microsecond a row, so it is worth that only for a page or a batch of some size.
+    static let uncheckedWriteRows = 256
 
     /// Runs `body` on the reader's queue inside a read transaction (a consistent snapshot).
     public func read<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {

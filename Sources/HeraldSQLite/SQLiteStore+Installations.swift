@@ -85,7 +85,7 @@ extension SQLiteStore {
         let rows = batch.encoded as? SQLiteImportRows ?? SQLiteImportRows(batch)
         // Every row of a batch belongs to its app, checked once here, and each tag row to an installation
         // the batch wrote or found: SQLite's own check of both, per row, was ~6% of an import's time.
-        return try await database.write(checkingForeignKeys: false) { db in
+        return try await database.write(selfCheckedRows: batch.drafts.count) { db in
             guard try db.first("SELECT 1 FROM apps WHERE id = ?", [.text(batch.appID)], { $0.int(0) }) != nil else {
                 throw StoreError.notFound
             }
