@@ -23,6 +23,7 @@ extension SQLiteStore {
             guard let entry = JournaledSeqs.entry(seqs, beyond: cursor) else { return }
             try db.execute("INSERT INTO delivery_journal (push_id, first_seq, last_seq, seqs) VALUES (?, ?, ?, ?)",
                            [.text(pushID), .integer(entry.first), .integer(entry.last), .blob(entry.bytes)])
+            self.journaledPushes.withLock { _ = $0.insert(pushID) }
         }
         return true
     }
@@ -35,9 +36,19 @@ extension SQLiteStore {
         }
     }
 
-    /// Deletes the push's entries: its fan-out is complete, or the push is gone.
+    /// Deletes the push's entries: its fan-out is complete, or the push is gone. Writes nothing when this
+    /// store wrote none and found none at its start. (An entry whose commit queued behind this call outlives
+    /// it; reads skip it, as they skip every entry the cursor passed, and the next purge's sweep deletes it.)
     func forgetJournal(pushID: String) async throws {
-        try await journal.write { try $0.execute("DELETE FROM delivery_journal WHERE push_id = ?", [.text(pushID)]) }
+        guard journaledPushes.withLock({ $0.contains(pushID) }) else { return }
+        try await deleteJournalEntries(pushID: pushID)
+    }
+
+    private func deleteJournalEntries(pushID: String) async throws {
+        try await journal.write { db in
+            try db.execute("DELETE FROM delivery_journal WHERE push_id = ?", [.text(pushID)])
+            self.journaledPushes.withLock { _ = $0.remove(pushID) }
+        }
     }
 
     /// Deletes the entries of pushes whose fan-out is complete or that no longer exist (deleted, purged, or
@@ -49,6 +60,6 @@ extension SQLiteStore {
             try db.all("SELECT id FROM pushes WHERE fanout_done = 0 AND id IN (SELECT value FROM json_each(?))",
                        [jsonArray(journaled)]) { $0.text(0) }
         })
-        for pushID in journaled where !fanningOut.contains(pushID) { try await forgetJournal(pushID: pushID) }
+        for pushID in journaled where !fanningOut.contains(pushID) { try await deleteJournalEntries(pushID: pushID) }
     }
 }

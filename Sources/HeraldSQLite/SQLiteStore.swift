@@ -1,5 +1,6 @@
 import Foundation
 import HeraldStore
+import Synchronization
 
 /// Herald's storage on one SQLite file (WAL). All statements are fixed SQL with bound parameters; values
 /// lists travel as one JSON array parameter read with `json_each`, so no SQL text is ever built from input.
@@ -9,6 +10,9 @@ public final class SQLiteStore: HeraldStorage {
     /// milliseconds during a fan-out must not queue behind the main file's page writes, which take tens
     /// of milliseconds, or a crash re-sends what was accepted meanwhile.
     let journal: SQLiteDatabase
+    /// The pushes the journal's file holds entries of, so that ending a push whose deliveries were never
+    /// journaled (every small push: its page is written before the journal's next commit) writes nothing.
+    let journaledPushes = Mutex<Set<String>>([])
     /// Registrations and other one-installation writes, committed in groups (`GroupCommit`).
     let installationWrites: GroupCommit<SQLiteConnection>
     public let node: String
@@ -26,6 +30,8 @@ public final class SQLiteStore: HeraldStorage {
         let stamp = now.timeIntervalSince1970
         _ = try await database.withWriter { try Migrator.migrate($0, migrations: SQLiteSchema.migrations, now: stamp) }
         _ = try await journal.withWriter { try Migrator.migrate($0, migrations: SQLiteSchema.journalMigrations, now: stamp) }
+        let journaled = try await journal.read { db in try db.all("SELECT DISTINCT push_id FROM delivery_journal") { $0.text(0) } }
+        journaledPushes.withLock { $0 = Set(journaled) }
     }
 
     /// The delivery journal's file for the database at `path`: `herald.sqlite` -> `herald-accepted.sqlite`.

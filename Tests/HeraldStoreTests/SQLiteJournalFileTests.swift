@@ -84,6 +84,26 @@ import HeraldStore
         #expect(try await Self.journalRows(store, "orphan") == 0)
     }
 
+    /// The store skips deleting the entries of pushes it knows have none; entries a killed process left
+    /// are known from the file when it opens, and go when their fan-out ends.
+    @Test func entriesLeftByAnEarlierProcessGoWhenTheirFanOutEnds() async throws {
+        let (first, path) = try await Self.makeStore()
+        let installation = try await register(first, iid: "i-0", token: "t0")
+        try await Self.push(first, "p1")
+        #expect(try await first.journalAccepted(pushID: "p1", seqs: [installation.seq]))
+        try await Self.push(first, "never-journaled")
+
+        let store = try await SQLiteStore(path: path)
+        #expect(try await Self.journalRows(store, "p1") == 1)
+        let planned = PlannedDelivery(seq: installation.seq, installationID: installation.id, deviceToken: "t0", environment: "sandbox",
+                                      variant: "", notBefore: t0)
+        for pushID in ["p1", "never-journaled"] {
+            #expect(try await store.recordPage(pushID: pushID, after: 0, cursor: installation.seq, done: true, badge: nil,
+                                               rows: [PageDelivery(planned: planned, outcome: .sent(status: 200))], now: t0))
+            #expect(try await Self.journalRows(store, pushID) == 0)
+        }
+    }
+
     @Test func theJournalsFileSitsBesideTheDatabaseUnderANameOfItsOwn() async throws {
         #expect(SQLiteStore.journalPath(for: "/var/lib/herald/herald.sqlite") == "/var/lib/herald/herald-accepted.sqlite")
         #expect(SQLiteStore.journalPath(for: "/data/store") == "/data/store-accepted.sqlite")
