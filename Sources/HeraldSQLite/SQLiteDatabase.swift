@@ -90,9 +90,9 @@ public final class SQLiteDatabase: Sendable {
     /// The fewest self-checked rows for which a write turns SQLite's foreign key checks off. Turning them off
     /// and on again expires every statement the writer has prepared (SQLite compiles the checks into each),
     /// so each is compiled again at its next use. A one-device push's delivery page did that, and the next
-    /// push then compiled its insert on the way to its answer: 0.94 ms from the API to the device at p50
-    /// against 0.75 ms without (docs/performance.md, "Round 10"). Skipping the checks saves well under a
-    /// microsecond a row, so it is worth that only for a page or a batch of some size.
+    /// push then compiled its insert on the way to its answer: 1,142 us from the API to the device at p50
+    /// against 913 us without (row 6, docs/performance.md "Round 10"). Skipping the checks saves well under
+    /// a microsecond a row, so it is worth that only for a page or a batch of some size.
     static let uncheckedWriteRows = 256
 
     /// Runs `body` on the reader's queue inside a read transaction (a consistent snapshot).

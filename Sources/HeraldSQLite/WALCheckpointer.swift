@@ -57,7 +57,14 @@ final class WALCheckpointer: Sendable {
         var truncateRuns = 0
         /// Remainders copied by the writer after a background checkpoint (`committed(walFrames:on:)`).
         var writerRuns = 0
+        /// Checkpoints that failed, with the SQLite result code of the last (a TRUNCATE that could not get past
+        /// a reader, a full disk, an I/O error).
         var failedRuns = 0
+        var lastFailureCode: Int32 = 0
+        /// PASSIVE checkpoints (background or the writer's) that SQLite answered with SQLITE_BUSY: another
+        /// connection held, at that instant, a lock the copy needs. A PASSIVE checkpoint waits for nothing by
+        /// design; the frames stay in the WAL, where commits made them durable, and the next one copies them.
+        var busyRuns = 0
         /// Extra passes of background checkpoints over the frames committed during their first.
         var catchUpRuns = 0
         /// The WAL's size in frames after the last commit.
@@ -151,7 +158,9 @@ final class WALCheckpointer: Sendable {
             var log: Int32 = 0
             var copied: Int32 = 0
             let rc = sqlite3_wal_checkpoint_v2(writer, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
-            state.withLock { if rc == SQLITE_OK { $0.stats.writerRuns += 1 } else { $0.stats.failedRuns += 1 } }
+            state.withLock { s in
+                if rc == SQLITE_OK { s.stats.writerRuns += 1 } else { s.stats.recordFailure(rc, passive: true) }
+            }
         }
     }
 
@@ -169,7 +178,10 @@ final class WALCheckpointer: Sendable {
                 return
             } catch {
                 // Busy (a long reader) or out of space: copy what can be copied now, try again later.
-                state.withLock { $0.stats.failedRuns += 1; $0.truncateRetryFrames = walFrames + policy.passiveFrames }
+                state.withLock { s in
+                    s.stats.recordFailure((error as? SQLiteError)?.code ?? SQLITE_ERROR, passive: false)
+                    s.truncateRetryFrames = walFrames + policy.passiveFrames
+                }
             }
         }
         do {
@@ -190,7 +202,7 @@ final class WALCheckpointer: Sendable {
         } catch {
             // Out of space or an I/O error: the frames stay in the WAL, where commits already made them
             // durable; the next commit past the threshold tries again. The writer reports a full store.
-            state.withLock { $0.stats.failedRuns += 1 }
+            state.withLock { $0.stats.recordFailure((error as? SQLiteError)?.code ?? SQLITE_ERROR, passive: true) }
         }
     }
 
@@ -211,5 +223,14 @@ final class WALCheckpointer: Sendable {
     /// connection closes, and a WAL left behind is recovered at the next open.
     func close() {
         queue.sync { _ = try? connection.checkpoint(.truncate) }
+    }
+}
+
+extension WALCheckpointer.Stats {
+    /// Counts a checkpoint that did not complete: a PASSIVE one that found a lock taken is busy, not failed.
+    mutating func recordFailure(_ code: Int32, passive: Bool) {
+        if passive && code & 0xff == SQLITE_BUSY { busyRuns += 1; return }
+        failedRuns += 1
+        lastFailureCode = code
     }
 }
