@@ -32,7 +32,8 @@ import HeraldStore
                                                   environment: $0.environment, variant: "", notBefore: t0),
                          outcome: .sent(status: 200))
         }
-        return try await store.recordPage(pushID: pushID, after: 0, cursor: members.last!.seq, done: true, badge: nil, rows: rows, now: t0)
+        let last = try #require(members.last, "the app has no installations to write a page for")
+        return try await store.recordPage(pushID: pushID, after: 0, cursor: last.seq, done: true, badge: nil, rows: rows, now: t0)
     }
 
     @Test func aOneDevicePushLeavesTheWritersStatementsCompiled() async throws {
