@@ -18,18 +18,13 @@ import HeraldStore
         return (store, path)
     }
 
-    static func push(_ store: SQLiteStore, _ id: String, app: String = "app1") async throws {
-        _ = try await store.insertPush(PushRecord(id: id, appID: app, idempotencyKey: nil, request: "{}", status: .queued,
-                                                  createdAt: t0, sendAt: nil, expiresAt: nil), idempotentSince: t0)
-    }
-
     static func journalRows(_ store: SQLiteStore, _ pushID: String) async throws -> Int {
         try await store.journal.read { try $0.first("SELECT count(*) FROM delivery_journal WHERE push_id = ?", [.text(pushID)]) { $0.int(0) } ?? 0 }
     }
 
     @Test func aJournalCommitDoesNotWaitForAWriteOnTheMainFile() async throws {
         let (store, _) = try await Self.makeStore()
-        try await Self.push(store, "p1")
+        try await queuedPush(store, id: "p1")
         // A long write holds the main file's writer, as a fan-out's page write does.
         let gate = DispatchSemaphore(value: 0)
         let (started, start) = AsyncStream<Void>.makeStream()
@@ -61,7 +56,7 @@ import HeraldStore
             PlannedDelivery(seq: $0.seq, installationID: $0.id, deviceToken: $0.deviceToken, environment: $0.environment, variant: "", notBefore: t0)
         }
         // The last page is written: the push's entries are of no use any more.
-        try await Self.push(store, "done")
+        try await queuedPush(store, id: "done")
         #expect(try await store.journalAccepted(pushID: "done", seqs: members.map(\.seq)))
         #expect(try await Self.journalRows(store, "done") == 1)
         #expect(try await store.recordPage(pushID: "done", after: 0, cursor: members.last!.seq, done: true, badge: nil,
@@ -70,8 +65,8 @@ import HeraldStore
 
         // A push whose app is deleted mid fan-out: the main file's cascade does not reach the journal's file;
         // the next purge's sweep does, and keeps the entries of a fan-out still going.
-        try await Self.push(store, "orphan", app: "app2")
-        try await Self.push(store, "going")
+        try await queuedPush(store, id: "orphan", app: "app2")
+        try await queuedPush(store, id: "going")
         #expect(try await store.journalAccepted(pushID: "orphan", seqs: [5]))
         #expect(try await store.journalAccepted(pushID: "going", seqs: [members[0].seq]))
         #expect(try await store.deleteApp(id: "app2"))
@@ -89,9 +84,9 @@ import HeraldStore
     @Test func entriesLeftByAnEarlierProcessGoWhenTheirFanOutEnds() async throws {
         let (first, path) = try await Self.makeStore()
         let installation = try await register(first, iid: "i-0", token: "t0")
-        try await Self.push(first, "p1")
+        try await queuedPush(first, id: "p1")
         #expect(try await first.journalAccepted(pushID: "p1", seqs: [installation.seq]))
-        try await Self.push(first, "never-journaled")
+        try await queuedPush(first, id: "never-journaled")
 
         let store = try await SQLiteStore(path: path)
         #expect(try await Self.journalRows(store, "p1") == 1)

@@ -8,16 +8,9 @@ import HeraldStore
 /// compiled its insert again on the way to its answer (issue #19, row 6).
 @Suite struct SQLiteWriterStatementsTests {
     static func makeStore() async throws -> SQLiteStore {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-statements-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let store = try await SQLiteStore(path: dir.appendingPathComponent("herald.sqlite").path)
+        let store = try #require(try await StoreKind.sqlite.makeStore().store as? SQLiteStore)
         try await makeApp(store)
         return store
-    }
-
-    static func push(_ store: SQLiteStore, _ id: String) async throws {
-        _ = try await store.insertPush(PushRecord(id: id, appID: "app1", idempotencyKey: nil, request: "{}", status: .queued,
-                                                  createdAt: t0, sendAt: nil, expiresAt: nil), idempotentSince: t0)
     }
 
     static func recompiled(_ store: SQLiteStore) async throws -> Int {
@@ -39,11 +32,11 @@ import HeraldStore
     @Test func aOneDevicePushLeavesTheWritersStatementsCompiled() async throws {
         let store = try await Self.makeStore()
         _ = try await register(store, iid: "i-0", token: "t0")
-        try await Self.push(store, "first")
+        try await queuedPush(store, id: "first")
         #expect(try await Self.writePage(store, pushID: "first", count: 1))
         let before = try await Self.recompiled(store)
         // The statements of a push and its page are all prepared by now; none is compiled again.
-        try await Self.push(store, "second")
+        try await queuedPush(store, id: "second")
         #expect(try await Self.writePage(store, pushID: "second", count: 1))
         _ = try await register(store, iid: "i-1", token: "t1")
         #expect(try await Self.recompiled(store) == before)
@@ -56,12 +49,12 @@ import HeraldStore
         let count = SQLiteDatabase.uncheckedWriteRows
         let drafts = (0..<count).map { InstallationDraft(installationID: "i-\($0)", deviceToken: String(format: "%064x", $0), environment: "sandbox") }
         _ = try await store.importInstallations(appID: "app1", drafts: drafts, newIDs: drafts.map { _ in InstallationRecord.newID() }, now: t0)
-        try await Self.push(store, "first")
+        try await queuedPush(store, id: "first")
         #expect(try await Self.writePage(store, pushID: "first", count: 1))
-        try await Self.push(store, "large")
+        try await queuedPush(store, id: "large")
         let before = try await Self.recompiled(store)
         #expect(try await Self.writePage(store, pushID: "large", count: count))
-        try await Self.push(store, "next")
+        try await queuedPush(store, id: "next")
         // The checks went off and on around the page, which expired the push's insert: it was compiled again.
         #expect(try await Self.recompiled(store) > before)
         // Every row references its push, as SQLite would have checked.

@@ -5,11 +5,6 @@ import Testing
 /// More of the contract, on every store: keys, credentials, imports, listings, a push's life and the
 /// page-at-once delivery path.
 @Suite struct StorageContractTests {
-    func queuedPush(_ store: any HeraldStorage, id: String = "p1") async throws {
-        _ = try await store.insertPush(PushRecord(id: id, appID: "app1", idempotencyKey: nil, request: "{}", status: .queued,
-                                                  createdAt: t0, sendAt: nil, expiresAt: nil), idempotentSince: t0)
-    }
-
     static let planAll: @Sendable ([AudienceMember]) -> [PlannedDelivery] = { members in
         members.map { PlannedDelivery(seq: $0.seq, installationID: $0.id, deviceToken: $0.deviceToken, environment: $0.environment, variant: "", notBefore: t0) }
     }

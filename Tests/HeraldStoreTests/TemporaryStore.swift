@@ -77,6 +77,12 @@ func makeApp(_ store: any HeraldStorage, id: String = "app1") async throws {
                                         createdAt: t0, updatedAt: t0), keys: [])
 }
 
+/// A queued push with an empty request, as the API stores one before its fan-out.
+func queuedPush(_ store: any HeraldStorage, id: String = "p1", app: String = "app1") async throws {
+    _ = try await store.insertPush(PushRecord(id: id, appID: app, idempotencyKey: nil, request: "{}", status: .queued,
+                                              createdAt: t0, sendAt: nil, expiresAt: nil), idempotentSince: t0)
+}
+
 func register(_ store: any HeraldStorage, app: String = "app1", iid: String, token: String, tags: [String] = [], now: Date = t0) async throws -> InstallationRecord {
     var d = InstallationDraft(installationID: iid, deviceToken: token, environment: "production")
     d.tags = tags
