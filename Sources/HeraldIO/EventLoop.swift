@@ -132,6 +132,7 @@ public final class EventLoop: @unchecked Sendable {
     // MARK: the loop
 
     private func run() {
+        herald_io_name_current_thread(name)
         threadID.store(UInt(pthread_self()), ordering: .releasing)
         let capacity = 256
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)

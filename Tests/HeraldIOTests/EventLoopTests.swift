@@ -32,6 +32,22 @@ private final class Counter: Sendable {
         #expect(offLoop.count == 0)
     }
 
+    /// `top -H` and `perf` name a loop's thread by the loop's name. Foundation's `Thread.name` never reached
+    /// the kernel on Linux, so a loop showed up under the name of the thread that made it, a dispatch
+    /// worker's ("user-initiated-qos", "default-qos"), like the threads of Swift's pool.
+    @Test func theLoopsThreadCarriesItsNameInTheKernel() async throws {
+        let name = try await EventLoopGroup.shared.next().submit {
+            try String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(name.hasPrefix("herald-io-"))
+        let long = EventLoop(name: "a-loop-with-a-long-name")
+        defer { long.shutdown() }
+        let cut = try await long.submit {
+            try String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(cut == "a-loop-with-a-l", "the kernel keeps the name's first 15 bytes")
+    }
+
     @Test func timersFireInDeadlineOrderAndCancelledOnesDoNot() async throws {
         let fired = Mutex<[Int]>([])
         try await loop.submit {

@@ -16,3 +16,5 @@ int herald_io_set_nonblocking(int fd);
 uint64_t herald_io_event_data(const struct epoll_event *event);
 uint32_t herald_io_event_flags(const struct epoll_event *event);
 int herald_io_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data);
+/// Names the calling thread for the kernel (top -H, perf, /proc); at most 15 bytes are kept.
+void herald_io_name_current_thread(const char *name);
