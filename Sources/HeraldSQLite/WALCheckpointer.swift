@@ -179,7 +179,7 @@ final class WALCheckpointer: Sendable {
             } catch {
                 // Busy (a long reader) or out of space: copy what can be copied now, try again later.
                 state.withLock { s in
-                    s.stats.recordFailure((error as? SQLiteError)?.code ?? SQLITE_ERROR, passive: false)
+                    s.stats.recordFailure(error, passive: false)
                     s.truncateRetryFrames = walFrames + policy.passiveFrames
                 }
             }
@@ -202,7 +202,7 @@ final class WALCheckpointer: Sendable {
         } catch {
             // Out of space or an I/O error: the frames stay in the WAL, where commits already made them
             // durable; the next commit past the threshold tries again. The writer reports a full store.
-            state.withLock { $0.stats.recordFailure((error as? SQLiteError)?.code ?? SQLITE_ERROR, passive: true) }
+            state.withLock { $0.stats.recordFailure(error, passive: true) }
         }
     }
 
@@ -232,5 +232,10 @@ extension WALCheckpointer.Stats {
         if passive && code & 0xff == SQLITE_BUSY { busyRuns += 1; return }
         failedRuns += 1
         lastFailureCode = code
+    }
+
+    /// The same for a checkpoint that threw: SQLite's code when it was SQLite's error.
+    mutating func recordFailure(_ error: any Error, passive: Bool) {
+        recordFailure((error as? SQLiteError)?.code ?? SQLITE_ERROR, passive: passive)
     }
 }
