@@ -3,7 +3,7 @@ first use, stopped once no later row needs them), same-run comparisons and the t
 
 A row is a file in bench/rows/ (see bench/rows/README.md); bench.py runs them in file-name order.
 """
-import http.client, importlib.util, json, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, \
+import atexit, http.client, importlib.util, json, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, \
     threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -26,7 +26,6 @@ SIM_CLIENT_N = 30_000 if QUICK else 100_000
 FANOUT_N = int(os.environ.get("BENCH_FANOUT_N", 50_000 if QUICK else 1_000_000))
 
 rows = []
-facts = {}          # values later rows refer to (row 1's rate for row 3)
 children = []       # processes to stop on exit
 
 
@@ -54,14 +53,17 @@ def pair(name, target, herald_fn, ref_fn, reference, unit="req/s", repeats=None)
     return row
 
 
-def ratio_row(name, target, herald_value, reference_value, reference, unit, note=""):
-    """A ratio against a value measured elsewhere in this run (no alternation possible)."""
+def ratio_row(name, target, herald_value, reference_value, reference, unit, note="", spread=None):
+    """A ratio against a value measured elsewhere in this run (no alternation possible); `spread`: the lowest
+    and highest ratio against single measurements of the reference, when there were several."""
     ratio = herald_value / reference_value if reference_value else 0
     row = {"row": name, "reference_name": reference, "herald": round(herald_value), "reference": round(reference_value),
-           "unit": unit, "ratio": round(ratio, 3), "ratio_spread": None, "target": target,
+           "unit": unit, "ratio": round(ratio, 3), "ratio_spread": [round(min(spread), 3), round(max(spread), 3)] if spread else None,
+           "target": target,
            "met": None if target is None or note else ratio >= target, "note": note}
     rows.append(row)
     print(f"  {name}: {herald_value:,.0f} vs {reference} {reference_value:,.0f} {unit} -> ratio {ratio:.2f}"
+          + (f" [{min(spread):.2f}..{max(spread):.2f}]" if spread else "")
           + (f" (target >= {target})" if target else "") + (f" NOTE: {note}" if note else ""), flush=True)
     return row
 
@@ -308,3 +310,8 @@ def cleanup():
     for p in list(children):
         stop(p)
     shutil.rmtree(WORK, ignore_errors=True)
+
+
+# The tools beside bench.py (fanout_ab.py, request_instructions.py, device_history_index.py) share WORK: their
+# servers and stores (gigabytes at a million installations) go when they end, as bench.py's do.
+atexit.register(cleanup)

@@ -6,7 +6,8 @@ instead of many alternating wrk runs. User-space instructions only (the kernel's
 
 Each binary (stripped of its DWARF, which valgrind 3.19 cannot read) serves from a fresh store under
 `valgrind --tool=callgrind`; CONCURRENCY clients (16, as wrk's connections in row 4) send N requests of each
-kind (default 4,000) after a warm-up, between a zeroing and a dump of the counters. With
+kind (default 4,000) after a warm-up, between a zeroing and a dump of the counters (kept in
+bench-results/callgrind/; the server and its store go at exit). With
 SQLITE_LIBRARY_DIR=<dir of a libsqlite3.so built with -g> SQLite's functions have names (Debian's library
 has no symbols: `apt-get source sqlite3`, then `./configure && make libsqlite3.la`). Prints instructions
 per request and the dump files for `callgrind_annotate`."""
@@ -19,7 +20,7 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import HERALD, WORK
+from harness import HERALD, RESULTS, WORK
 from tools import Serve, serve_accept_all_flags
 
 N = int(os.environ.get("N", "4000"))
@@ -31,10 +32,12 @@ def measure(binary):
     stripped = os.path.join(WORK, f"{name}.stripped")
     subprocess.run(["strip", "--strip-debug", "-o", stripped, binary], check=True)
     wrapper = os.path.join(WORK, f"{name}.callgrind.sh")
+    dumps = os.path.join(RESULTS, "callgrind")
+    os.makedirs(dumps, exist_ok=True)
     library = os.environ.get("SQLITE_LIBRARY_DIR")
     with open(wrapper, "w") as f:
         f.write("#!/bin/sh\n" + (f"export LD_LIBRARY_PATH={library}\n" if library else "")
-                + f"exec valgrind --tool=callgrind --callgrind-out-file={WORK}/{name}.%p.callgrind {stripped} \"$@\"\n")
+                + f"exec valgrind --tool=callgrind --callgrind-out-file={dumps}/{name}.%p.callgrind {stripped} \"$@\"\n")
     os.chmod(wrapper, 0o755)
     serve = Serve(os.path.join(WORK, f"data-{name}"), serve_accept_all_flags() or [], binary=wrapper)
     key = serve.keys["client"]
@@ -69,7 +72,7 @@ def measure(binary):
             run(send, N)
             subprocess.run(["callgrind_control", "-d", kind, str(serve.proc.pid)], check=True, capture_output=True)
             # The wrapper execs valgrind, so the server's pid names the file; each dump gets the next number.
-            path = os.path.join(WORK, f"{name}.{serve.proc.pid}.callgrind.{len(results) + 1}")
+            path = os.path.join(dumps, f"{name}.{serve.proc.pid}.callgrind.{len(results) + 1}")
             with open(path) as f:
                 total = next(int(line.split()[1]) for line in f if line.startswith("summary:"))
             results[kind] = (total / (N // CONCURRENCY * CONCURRENCY), path)
