@@ -22,6 +22,19 @@ enum Socket {
         throw IOError.system("connect to \(address)", errno)
     }
 
+    /// Binds a socket that will dial an IPv4 loopback address to a free port of 127.0.0.1, so its port is
+    /// known before a listener can see the connection (`LoopbackPeers`). Nil when that failed: connect then
+    /// picks the port as usual.
+    static func bindIPv4LoopbackSource(_ fd: Int32) -> Int? {
+        var source = sockaddr_in()
+        source.sin_family = sa_family_t(AF_INET)
+        source.sin_addr.s_addr = UInt32(INADDR_LOOPBACK).bigEndian
+        let rc = withUnsafePointer(to: &source) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return rc == 0 ? localAddress(fd)?.port : nil
+    }
+
     /// The pending error of a non-blocking connect (0 when it succeeded).
     static func pendingError(_ fd: Int32) -> Int32 {
         var err: Int32 = 0

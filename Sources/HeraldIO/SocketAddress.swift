@@ -58,6 +58,11 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
         return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
+    /// 127.0.0.0/8: this host, reached without a network.
+    var isIPv4Loopback: Bool {
+        family == AF_INET && withUnsafeBytes(of: storage) { $0[4] == 127 }
+    }
+
     public var description: String { family == AF_INET6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     func withSockaddr<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {

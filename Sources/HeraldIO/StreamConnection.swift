@@ -28,6 +28,8 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
     /// A connection we dialled: its input is the answers to what we sent, so it is read to the end even
     /// after a write fails (see `outputFailed`).
     private var dialled = false
+    /// The local port of a connection dialled to a loopback address (`LoopbackPeers`).
+    private var loopbackPort: Int?
     /// A write failed: nothing more can reach the peer, so output is dropped.
     private var outputBroken = false
     private var timeoutTimer: TimerID?
@@ -73,11 +75,21 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
                         do {
                             let fd = try Socket.makeStream(family: address.family)
                             Socket.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY)
-                            let done = try Socket.connect(fd, to: address)
+                            // A dial to this host is recorded before it connects, so a listener of this
+                            // process that accepts it at once already finds its loop (`LoopbackPeers`).
+                            let loopbackPort = address.isIPv4Loopback ? Socket.bindIPv4LoopbackSource(fd) : nil
+                            if let port = loopbackPort { LoopbackPeers.record(port: port, loop: loop) }
+                            let done: Bool
+                            do { done = try Socket.connect(fd, to: address) } catch {
+                                if let port = loopbackPort { LoopbackPeers.forget(port: port) }
+                                Glibc.close(fd)
+                                throw error
+                            }
                             let conn = StreamConnection(loop: loop, fd: fd, remote: address.description, state: .connecting,
                                                         tls: tls, serverName: serverName ?? host, delegate: delegate)
                             if let proxy { conn.proxyTarget = (host, port, proxy.credentials) }
                             conn.dialled = true
+                            conn.loopbackPort = loopbackPort
                             try loop.register(fd: fd, handler: conn, readable: true, writable: !done)
                             conn.writableArmed = !done
                             conn.timeoutTimer = loop.schedule(after: timeout) { [weak conn] in
@@ -456,6 +468,7 @@ public final class StreamConnection: EventHandler, @unchecked Sendable {
         if let t = timeoutTimer { loop.cancelTimer(t) }
         loop.unregister(fd: fd)
         Glibc.close(fd)
+        if let port = loopbackPort { LoopbackPeers.forget(port: port) }
         let d = delegate
         delegate = nil
         d?.streamDidClose(self, error: error)

@@ -21,7 +21,8 @@ public final class TCPListener: EventHandler, @unchecked Sendable {
     }
 
     /// Binds and listens on `host:port` (port 0 picks a free one; read `port` afterwards).
-    /// `onAccept` runs on the listener's loop; hand the descriptor to the given loop with `execute`.
+    /// `onAccept` runs on the listener's loop; hand the descriptor to the given loop with `execute` (the loop
+    /// of the dialling side for a connection this process made to itself, `LoopbackPeers`; else the group's next).
     public static func start(host: String, port: Int, group: EventLoopGroup,
                              onAccept: @escaping @Sendable (Int32, SocketAddress, EventLoop) -> Void) async throws -> TCPListener {
         let (fd, address) = try Socket.listen(host: host, port: port)
@@ -33,7 +34,7 @@ public final class TCPListener: EventHandler, @unchecked Sendable {
 
     public func handleEvent(readable: Bool, writable: Bool, hangup: Bool) {
         while open, let (client, address) = Socket.accept(fd) {
-            onAccept(client, address, group.next())
+            onAccept(client, address, LoopbackPeers.take(address, in: group) ?? group.next())
         }
         // Out of file descriptors: the pending connection stays queued and the level-triggered socket would
         // wake the loop again at once, spinning it. Stop watching for a moment instead.
