@@ -1,7 +1,8 @@
 import Foundation
 
 /// A listening socket on one loop. Accepted connections go to `onAccept` on that loop with the loop
-/// they should live on (round-robin over the group), so a server spreads connections over its loops.
+/// they should live on (round-robin over the group), so a server spreads connections over its loops; a
+/// connection this process dialled to itself lives on the loop of its dialling side (`LoopbackPeers`).
 public final class TCPListener: EventHandler, @unchecked Sendable {
     public let address: SocketAddress
     public var port: Int { address.port }
