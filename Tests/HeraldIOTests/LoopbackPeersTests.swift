@@ -10,11 +10,7 @@ import Synchronization
     @Test func aConnectionThisProcessDialsIsServedOnTheLoopThatDialledIt() async throws {
         let group = EventLoopGroup(loopCount: 4, name: "loopback-peers")
         defer { group.shutdown() }
-        let accepted = AcceptedLoops()
-        let listener = try await TCPListener.start(host: "127.0.0.1", port: 0, group: group) { fd, address, loop in
-            accepted.append(loop.name, from: address.port)
-            Glibc.close(fd)
-        }
+        let (listener, accepted) = try await AcceptedLoops.listening(on: group)
         // Round-robin would hand these out as 1, 2, 3, 0, 1 (the listener itself took loop 0).
         for index in [3, 3, 0, 2, 2] {
             let dialler = Dialler()
@@ -32,11 +28,7 @@ import Synchronization
         defer { group.shutdown() }
         let outsider = EventLoopGroup(loopCount: 1, name: "loopback-outsider")
         defer { outsider.shutdown() }
-        let accepted = AcceptedLoops()
-        let listener = try await TCPListener.start(host: "127.0.0.1", port: 0, group: group) { fd, address, loop in
-            accepted.append(loop.name, from: address.port)
-            Glibc.close(fd)
-        }
+        let (listener, accepted) = try await AcceptedLoops.listening(on: group)
         let dialler = Dialler()
         StreamConnection.connect(host: "127.0.0.1", port: listener.port, tls: nil, loop: outsider.loops[0], delegate: dialler)
         let next = try #require(accepted.waitForNext())
@@ -47,36 +39,32 @@ import Synchronization
 
     @Test func aDialNoListenerOfThisProcessAcceptsIsForgottenWhenItCloses() throws {
         // A listening socket that is not a TCPListener, as another process's would be.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { Glibc.close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { p in
-                bind(fd, p, length) == 0 && Glibc.listen(fd, 4) == 0 && getsockname(fd, p, &length) == 0
-            }
-        }
-        try #require(listening)
+        let server = try BlockingServer()
         let loop = EventLoop(name: "loopback-elsewhere")
         let dialler = Dialler()
-        StreamConnection.connect(host: "127.0.0.1", port: Int(UInt16(bigEndian: address.sin_port)), tls: nil, loop: loop, delegate: dialler)
+        StreamConnection.connect(host: "127.0.0.1", port: server.port, tls: nil, loop: loop, delegate: dialler)
         let stream = try #require(dialler.waitUntilReady())
-        var from = sockaddr_in()
-        var fromLength = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let peer = withUnsafeMutablePointer(to: &from) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(fd, $0, &fromLength) } }
-        defer { Glibc.close(peer) }
-        let port = Int(UInt16(bigEndian: from.sin_port))
-        #expect(LoopbackPeers.isRecorded(port: port), "the dial is kept until accepted here or closed")
+        let peer = try server.acceptOne()
+        defer { Glibc.close(peer.fd) }
+        #expect(LoopbackPeers.isRecorded(port: peer.port), "the dial is kept until accepted here or closed")
         loop.execute { stream.close() }
         #expect(dialler.waitUntilClosed())
-        #expect(!LoopbackPeers.isRecorded(port: port), "closing the dialled connection forgets it")
+        #expect(!LoopbackPeers.isRecorded(port: peer.port), "closing the dialled connection forgets it")
     }
 }
 
 /// The loops a listener handed its connections to, and the ports they came from, in order.
 private final class AcceptedLoops: Sendable {
+    /// A listener on 127.0.0.1 over `group` that records each connection's loop, then closes it.
+    static func listening(on group: EventLoopGroup) async throws -> (TCPListener, AcceptedLoops) {
+        let accepted = AcceptedLoops()
+        let listener = try await TCPListener.start(host: "127.0.0.1", port: 0, group: group) { fd, address, loop in
+            accepted.append(loop.name, from: address.port)
+            Glibc.close(fd)
+        }
+        return (listener, accepted)
+    }
+
     private let accepted = Mutex<[(loop: String, port: Int)]>([])
     private let arrived = DispatchSemaphore(value: 0)
     private let taken = Mutex(0)

@@ -13,7 +13,7 @@ import Synchronization
         let loop = EventLoop(name: "reset-test")
         let recorder = Recorder()
         StreamConnection.connect(host: "127.0.0.1", port: server.port, tls: nil, loop: loop, delegate: recorder)
-        let peer = try server.acceptOne()
+        let peer = try server.acceptOne().fd
         guard let stream = recorder.waitUntilReady() else {
             Glibc.close(peer)
             Issue.record("the connection did not open")
@@ -48,37 +48,6 @@ import Synchronization
     }
 }
 
-/// A listening socket on 127.0.0.1 driven by blocking calls from the test.
-private struct BlockingServer {
-    let fd: Int32
-    let port: Int
-
-    init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && Glibc.listen(fd, 4) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else {
-            Glibc.close(fd)
-            throw POSIXError(.EADDRNOTAVAIL)
-        }
-        self.fd = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    func acceptOne() throws -> Int32 {
-        let peer = accept(fd, nil, nil)
-        Glibc.close(fd)
-        guard peer >= 0 else { throw POSIXError(.ECONNABORTED) }
-        return peer
-    }
-}
 
 private final class Recorder: ConnectionDelegate, @unchecked Sendable {
     private let state = Mutex<(stream: StreamConnection?, bytes: [UInt8], closed: Bool)>((nil, [], false))
