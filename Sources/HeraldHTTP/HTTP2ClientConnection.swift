@@ -274,7 +274,7 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
             block.add(":authority", authority)
             block.add(":path", request.path)
             if !request.sharedFields.isEmpty { block.add(request.sharedFields) }
-            for h in request.ownFields { block.add(h.name, h.value) }
+            for h in request.ownFields { block.add(h.name, h.value, indexed: false) }
             return block.withNV { nva, count in
                 Self.submitRequest(session, nva, count, hasBody: !request.body.isEmpty, userData)
             }
@@ -317,7 +317,7 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
         return name.withUTF8 { n in
             value.withUTF8 { v in
                 nva[at] = nghttp2_nv(name: UnsafeMutablePointer(mutating: n.baseAddress), value: UnsafeMutablePointer(mutating: v.baseAddress),
-                                     namelen: n.count, valuelen: v.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                                     namelen: n.count, valuelen: v.count, flags: HTTP2HeaderFields.neverIndexed)
                 return withFields(fields, from: i + 1, in: nva, at: at + 1, body)
             }
         }

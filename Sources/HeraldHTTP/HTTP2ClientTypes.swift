@@ -6,6 +6,8 @@ public struct HTTP2ClientRequest: Sendable {
     public var path: String
     /// Fields many requests share (encoded once), followed by `ownFields`, this request's alone.
     public var sharedFields: HTTP2HeaderFields
+    /// Sent as literals that HPACK never indexes: a value of one request would only take a place in the
+    /// table from the shared fields (`HTTP2HeaderFields.neverIndexed`).
     public var ownFields: [(name: String, value: String)]
     /// Shared, copy-on-write: many requests can carry the same encoded payload without copying it.
     public var body: [UInt8]

@@ -197,6 +197,15 @@ public class HTTP2Endpoint: ConnectionDelegate, @unchecked Sendable {
 
     private var headerBlock = HeaderBlock()
 
+    /// The bytes held by this connection's two HPACK tables: the one it encodes its header blocks with and
+    /// the one it decodes the peer's with. Read on the connection's loop, which owns the session.
+    func hpackTableSizes() async throws -> (encoding: Int, decoding: Int) {
+        try await loop.submit { [self] in
+            guard let session else { return (0, 0) }
+            return (nghttp2_session_get_hd_deflate_dynamic_table_size(session), nghttp2_session_get_hd_inflate_dynamic_table_size(session))
+        }
+    }
+
     // MARK: I/O
 
     /// Coalesces output: whatever frames are queued during this turn go out in one write.

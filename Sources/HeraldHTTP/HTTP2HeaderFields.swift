@@ -13,6 +13,16 @@ public final class HTTP2HeaderFields: @unchecked Sendable {
 
     public static let empty = HTTP2HeaderFields([])
 
+    /// nghttp2's flag for a field it may add to the HPACK table both ends keep, so that the next request
+    /// sends an index instead of the field.
+    static let indexed = UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+    /// The flag for a value unique to one request or response (APNs' `apns-id`, `apns-unique-id`): indexing
+    /// it saves nothing, and each one added to the 4 KiB table costs both ends an insertion and pushes an
+    /// older entry out, the shared fields (topic, push type, priority) among them every few dozen requests,
+    /// which then go out as literals again. 6% of a fan-out's instructions per delivery (docs/performance.md,
+    /// round 13). nghttp2 never indexes `authorization` whatever the flag.
+    static let neverIndexed = UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
+
     /// Names are lowercased (ASCII): HTTP/2 wants them so, and the client hands them to nghttp2 without a copy,
     /// which skips nghttp2's own lowercasing.
     public init(_ fields: [(name: String, value: String)]) {
@@ -21,13 +31,12 @@ public final class HTTP2HeaderFields: @unchecked Sendable {
         var nv: [nghttp2_nv] = []
         nv.reserveCapacity(fields.count)
         var at = 0
-        let flags = UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
         for field in fields {
             let name = bytes.baseAddress! + at
             at = Self.copy(field.name, into: bytes, at: at, lowercasing: true)
             let value = bytes.baseAddress! + at
             at = Self.copy(field.value, into: bytes, at: at)
-            nv.append(nghttp2_nv(name: name, value: value, namelen: field.name.utf8.count, valuelen: field.value.utf8.count, flags: flags))
+            nv.append(nghttp2_nv(name: name, value: value, namelen: field.name.utf8.count, valuelen: field.value.utf8.count, flags: Self.indexed))
         }
         self.nv = nv
     }

@@ -164,8 +164,9 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
         let rc = withHeaderBlock { block in
             block.add(":status", fixed.status)
             for h in fixed.headers { block.add(h.name, h.value) }
-            if let echoed { block.add(fixed.echoedNameText, echoed) }
-            for g in fixed.generated { block.add(g.name, g.makeValue()) }
+            // Both are unique to this response: an HPACK entry would serve no other.
+            if let echoed { block.add(fixed.echoedNameText, echoed, indexed: false) }
+            for g in fixed.generated { block.add(g.name, g.makeValue(), indexed: false) }
             return block.withNV { nva, count in nghttp2_submit_response(session, s.id, nva, count, nil) }
         }
         if rc == 0 { scheduleFlush() }

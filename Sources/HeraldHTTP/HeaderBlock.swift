@@ -8,7 +8,7 @@ internal import CNGHTTP2
 /// a dynamic exclusivity check per field.
 struct HeaderBlock {
     private var bytes: [UInt8] = []
-    private var spans: [(name: Int, nameLength: Int, value: Int, valueLength: Int)] = []
+    private var spans: [(name: Int, nameLength: Int, value: Int, valueLength: Int, flags: UInt8)] = []
     private var nv: [nghttp2_nv] = []
     /// Fields encoded elsewhere, each sent after the first `at` of this block's own.
     private var shared: [(at: Int, fields: HTTP2HeaderFields)] = []
@@ -20,8 +20,9 @@ struct HeaderBlock {
     }
 
     /// Appends a field. HTTP/2 wants lowercase names: `lowercasingName` lowers ASCII capitals in place,
-    /// for names that came from callers rather than from constants.
-    mutating func add(_ name: String, _ value: String, lowercasingName: Bool = false) {
+    /// for names that came from callers rather than from constants. A field not `indexed` is sent as a
+    /// literal that neither end adds to its HPACK table (`HTTP2HeaderFields.neverIndexed`).
+    mutating func add(_ name: String, _ value: String, lowercasingName: Bool = false, indexed: Bool = true) {
         let n0 = bytes.count
         append(name)
         if lowercasingName {
@@ -29,7 +30,7 @@ struct HeaderBlock {
         }
         let v0 = bytes.count
         append(value)
-        spans.append((n0, v0 - n0, v0, bytes.count - v0))
+        spans.append((n0, v0 - n0, v0, bytes.count - v0, indexed ? HTTP2HeaderFields.indexed : HTTP2HeaderFields.neverIndexed))
     }
 
     /// Appends fields encoded once for many requests, without copying them.
@@ -49,11 +50,10 @@ struct HeaderBlock {
         return withExtendedLifetime(shared) {
             bytes.withUnsafeMutableBufferPointer { buffer in
                 let base = buffer.baseAddress!
-                let flags = UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
                 var next = 0
                 for (i, s) in spans.enumerated() {
                     while next < shared.count && shared[next].at == i { nv.append(contentsOf: shared[next].fields.nv); next += 1 }
-                    nv.append(nghttp2_nv(name: base + s.name, value: base + s.value, namelen: s.nameLength, valuelen: s.valueLength, flags: flags))
+                    nv.append(nghttp2_nv(name: base + s.name, value: base + s.value, namelen: s.nameLength, valuelen: s.valueLength, flags: s.flags))
                 }
                 while next < shared.count { nv.append(contentsOf: shared[next].fields.nv); next += 1 }
                 return nv.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }

@@ -45,4 +45,28 @@ final class FixedDelegate: HTTP2ServerDelegate {
         #expect(delegate.handled.load(ordering: .relaxed) == 0)
         conn.close()
     }
+
+    /// Values unique to one message (a request's own fields such as APNs' `apns-id`, the fixed answer's echoed
+    /// and generated headers) are never indexed: in a long run of requests they would push the shared fields
+    /// out of both ends' HPACK tables, which would then have to be sent and indexed again.
+    @Test func valuesOfOneMessageStayOutOfTheHPACKTables() async throws {
+        let server = try HTTP2Server(configuration: HTTP2Server.Configuration(tls: nil), delegate: FixedDelegate())
+        try await server.start()
+        defer { Task { await server.stop() } }
+        let conn = try await HTTP2ClientConnection.connect(.init(host: "127.0.0.1", port: server.port, tls: nil))
+        let shared = HTTP2HeaderFields([("authorization", "bearer " + String(repeating: "t", count: 200)), ("apns-topic", "com.example")])
+        func send(_ i: Int) async throws {
+            let id = UUID().uuidString.lowercased()
+            let r = try await conn.send(HTTP2ClientRequest(path: "/3/device/\(i)", sharedFields: shared, ownFields: [("apns-id", id)]))
+            #expect(r.status == 200 && r.headers["apns-id"] == id, "request \(i)")
+        }
+        try await send(0)
+        let first = try await conn.hpackTableSizes()
+        #expect(first.encoding > 0, "the shared fields are indexed")
+        for i in 1...100 { try await send(i) }
+        let after = try await conn.hpackTableSizes()
+        #expect(after.encoding == first.encoding, "100 unique apns-ids added nothing to the request table")
+        #expect(after.decoding == first.decoding, "nor did the echoed ids and serials to the response table")
+        conn.close()
+    }
 }
