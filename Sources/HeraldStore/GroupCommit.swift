@@ -22,35 +22,41 @@ import Synchronization
 /// up to `maxBatch`: with 16 clients registering, groups of ~5 writes became ~10, and a registration's
 /// share of each commit (its WAL frames, locks, the page cache's upkeep) halved (docs/performance.md,
 /// "Round 8"). Nothing waits for them: the transaction commits as soon as its writes ran and none arrived.
+///
+/// The writing path is `@inlinable` so that the store's module, which knows `Connection` and each write's
+/// value type, compiles it specialized. Generic code run from another module looked up the metadata of
+/// `Result<T, Error>`, continuations, `Write` and the rest at runtime: ~7,000 instructions per registration,
+/// 3% of it (docs/performance.md, round 13).
 public final class GroupCommit<Connection>: Sendable {
     /// One caller's write: its work and where its answer goes. Touched by one batch at a time.
     public final class Write: @unchecked Sendable {
-        private let body: (Connection) throws -> Void
-        fileprivate let answer: (_ transactionFailure: Error?) -> Void
-        fileprivate init(body: @escaping (Connection) throws -> Void, answer: @escaping (Error?) -> Void) {
+        @usableFromInline let body: (Connection) throws -> Void
+        @usableFromInline let answer: (_ transactionFailure: Error?) -> Void
+        @usableFromInline init(body: @escaping (Connection) throws -> Void, answer: @escaping (Error?) -> Void) {
             self.body = body
             self.answer = answer
         }
 
         /// Runs the caller's work, keeping its value (or the error it throws, which is rethrown) for the caller.
         /// Running it again (a retried transaction) replaces what the earlier run kept.
-        public func run(_ connection: Connection) throws { try body(connection) }
+        @inlinable public func run(_ connection: Connection) throws { try body(connection) }
     }
 
-    private struct State {
-        var waiting: [Write] = []
-        var running = false
+    @usableFromInline struct State {
+        @usableFromInline var waiting: [Write] = []
+        @usableFromInline var running = false
+        @usableFromInline init() {}
     }
 
-    private enum Lane {
+    @usableFromInline enum Lane: Sendable {
         case async(@Sendable ([Write]) async -> Error?)
         case serial(enqueue: @Sendable (@escaping @Sendable () -> Void) -> Void,
                     perform: @Sendable (_ batch: [Write], _ arrivals: () -> [Write]) -> Error?)
     }
 
-    private let state = Mutex(State())
-    private let maxBatch: Int
-    private let lane: Lane
+    @usableFromInline let state = Mutex(State())
+    @usableFromInline let maxBatch: Int
+    @usableFromInline let lane: Lane
 
     /// Batches run from a task: `perform` is awaited.
     public init(maxBatch: Int = 256, perform: @escaping @Sendable ([Write]) async -> Error?) {
@@ -72,7 +78,7 @@ public final class GroupCommit<Connection>: Sendable {
 
     /// Runs `body` in the next group transaction; returns its value once that transaction committed. Throws
     /// what `body` threw (only its own changes were rolled back), or the transaction's failure.
-    public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+    @inlinable public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let outcome = Outcome<T>()
             let write = Write(body: { connection in
@@ -102,10 +108,10 @@ public final class GroupCommit<Connection>: Sendable {
     var waitingCount: Int { state.withLock { $0.waiting.count } }
 
     /// The next batch (at most `maxBatch` writes); empty, and the lane free again, when nobody waits.
-    private func nextBatch() -> [Write] { take(atMost: maxBatch, freeingTheLane: true) }
+    @inlinable func nextBatch() -> [Write] { take(atMost: maxBatch, freeingTheLane: true) }
 
     /// Up to `limit` waiting writes, oldest first. The lane stays taken unless `freeingTheLane` and none wait.
-    private func take(atMost limit: Int, freeingTheLane: Bool) -> [Write] {
+    @inlinable func take(atMost limit: Int, freeingTheLane: Bool) -> [Write] {
         state.withLock { s in
             let n = min(limit, s.waiting.count)
             let taken = Array(s.waiting.prefix(n))
@@ -116,7 +122,7 @@ public final class GroupCommit<Connection>: Sendable {
     }
 
     /// Commits batches until nobody is waiting; the lane is free again when it returns.
-    private func drain(_ perform: @Sendable ([Write]) async -> Error?) async {
+    @inlinable func drain(_ perform: @Sendable ([Write]) async -> Error?) async {
         while true {
             let batch = nextBatch()
             if batch.isEmpty { return }
@@ -127,7 +133,7 @@ public final class GroupCommit<Connection>: Sendable {
 
     /// One batch, with the writes that arrive while it runs, on the store's queue; then the next one's job
     /// goes behind whatever the queue holds.
-    private func commitNext(_ perform: @escaping @Sendable ([Write], () -> [Write]) -> Error?,
+    @inlinable func commitNext(_ perform: @escaping @Sendable ([Write], () -> [Write]) -> Error?,
                             _ enqueue: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
         var batch = nextBatch()
         if batch.isEmpty { return }
@@ -142,6 +148,7 @@ public final class GroupCommit<Connection>: Sendable {
 }
 
 /// A write's value or error, set on the store's thread before the caller is answered.
-private final class Outcome<T>: @unchecked Sendable {
-    var result: Result<T, Error>?
+@usableFromInline final class Outcome<T>: @unchecked Sendable {
+    @usableFromInline var result: Result<T, Error>?
+    @usableFromInline init() {}
 }
