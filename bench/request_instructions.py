@@ -15,31 +15,20 @@ import http.client
 import json
 import os
 import random
-import subprocess
 import sys
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import HERALD, RESULTS, WORK
-from tools import Serve, serve_accept_all_flags
+from harness import HERALD
+from tools import CallgrindServe
 
 N = int(os.environ.get("N", "4000"))
 CONCURRENCY = int(os.environ.get("CONCURRENCY", "16"))
 
 
 def measure(binary):
-    name = os.path.basename(binary)
-    stripped = os.path.join(WORK, f"{name}.stripped")
-    subprocess.run(["strip", "--strip-debug", "-o", stripped, binary], check=True)
-    wrapper = os.path.join(WORK, f"{name}.callgrind.sh")
-    dumps = os.path.join(RESULTS, "callgrind")
-    os.makedirs(dumps, exist_ok=True)
-    library = os.environ.get("SQLITE_LIBRARY_DIR")
-    with open(wrapper, "w") as f:
-        f.write("#!/bin/sh\n" + (f"export LD_LIBRARY_PATH={library}\n" if library else "")
-                + f"exec valgrind --tool=callgrind --callgrind-out-file={dumps}/{name}.%p.callgrind {stripped} \"$@\"\n")
-    os.chmod(wrapper, 0o755)
-    serve = Serve(os.path.join(WORK, f"data-{name}"), serve_accept_all_flags() or [], binary=wrapper)
+    server = CallgrindServe(binary, os.path.basename(binary))
+    serve = server.serve
     key = serve.keys["client"]
 
     def upsert(c):
@@ -68,16 +57,12 @@ def measure(binary):
     try:
         for kind, send in [("upsert", upsert), ("healthz", healthz)]:
             run(send, max(CONCURRENCY, N // 10))   # warm-up: statements prepared, caches filled
-            subprocess.run(["callgrind_control", "-z", str(serve.proc.pid)], check=True, capture_output=True)
+            server.zero()
             run(send, N)
-            subprocess.run(["callgrind_control", "-d", kind, str(serve.proc.pid)], check=True, capture_output=True)
-            # The wrapper execs valgrind, so the server's pid names the file; each dump gets the next number.
-            path = os.path.join(dumps, f"{name}.{serve.proc.pid}.callgrind.{len(results) + 1}")
-            with open(path) as f:
-                total = next(int(line.split()[1]) for line in f if line.startswith("summary:"))
+            total, path = server.dump(kind)
             results[kind] = (total / (N // CONCURRENCY * CONCURRENCY), path)
     finally:
-        serve.stop()
+        server.stop()
     return results
 
 

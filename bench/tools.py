@@ -2,8 +2,8 @@
 and the load generators (h2load, herald send, wrk, aioapns). The shared ones are registered as fixtures."""
 import base64, json, os, re, subprocess, sys, tempfile, time
 
-from harness import (BODY, HERALD, HERE, KEY_ID, TEAM_ID, TOKEN, TOPIC, VENV, WORK, fixture, free_port, http_json,
-                     rss_kib, run, spawn, stop, wait_port)
+from harness import (BODY, HERALD, HERE, KEY_ID, RESULTS, TEAM_ID, TOKEN, TOPIC, VENV, WORK, fixture, free_port,
+                     http_json, rss_kib, run, spawn, stop, wait_port)
 
 
 # --- TLS and the nghttpd sink ---------------------------------------------------------------------
@@ -135,6 +135,42 @@ def serve_accept_all_flags():
         if key in text:
             return [flag, value]
     return None
+
+
+class CallgrindServe:
+    """`herald serve` of `binary` under valgrind's callgrind, for instruction counts a noisy machine cannot move:
+    `zero()` before the work to count, `dump(label)` after it returns the user-space instructions since and the
+    dump's path (kept in bench-results/callgrind/). The binary is stripped of its DWARF first (valgrind 3.19
+    cannot read Swift's). SQLITE_LIBRARY_DIR, a colon-separated list of directories, goes first on the server's
+    LD_LIBRARY_PATH: libraries built with -g there (SQLite's, nghttp2's) give their functions names."""
+
+    def __init__(self, binary, name):
+        stripped = os.path.join(WORK, f"{name}.stripped")
+        subprocess.run(["strip", "--strip-debug", "-o", stripped, binary], check=True)
+        self.dumps = os.path.join(RESULTS, "callgrind")
+        os.makedirs(self.dumps, exist_ok=True)
+        wrapper = os.path.join(WORK, f"{name}.callgrind.sh")
+        library = os.environ.get("SQLITE_LIBRARY_DIR")
+        with open(wrapper, "w") as f:
+            f.write("#!/bin/sh\n" + (f"export LD_LIBRARY_PATH={library}\n" if library else "")
+                    + f"exec valgrind --tool=callgrind --callgrind-out-file={self.dumps}/{name}.%p.callgrind {stripped} \"$@\"\n")
+        os.chmod(wrapper, 0o755)
+        self.name, self.dumped = name, 0
+        self.serve = Serve(os.path.join(WORK, f"data-{name}"), serve_accept_all_flags() or [], binary=wrapper)
+
+    def zero(self):
+        subprocess.run(["callgrind_control", "-z", str(self.serve.proc.pid)], check=True, capture_output=True)
+
+    def dump(self, label):
+        subprocess.run(["callgrind_control", "-d", label, str(self.serve.proc.pid)], check=True, capture_output=True)
+        # The wrapper execs valgrind, so the server's pid names the file; each dump gets the next number.
+        self.dumped += 1
+        path = os.path.join(self.dumps, f"{self.name}.{self.serve.proc.pid}.callgrind.{self.dumped}")
+        with open(path) as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("summary:")), path
+
+    def stop(self):
+        self.serve.stop()
 
 
 def _bulk_serve():
