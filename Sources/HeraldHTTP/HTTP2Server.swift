@@ -10,12 +10,17 @@ public final class HTTP2Server: Sendable {
         /// nil serves cleartext HTTP/2 with prior knowledge.
         public var tls: TLSServerConfiguration?
         public var maxConcurrentStreams: UInt32
+        /// Response header names (lowercase) whose values are unique to one response, such as APNs' `apns-id`:
+        /// sent as literals HPACK never indexes (`HTTP2HeaderFields.neverIndexed`).
+        public var uniqueResponseHeaders: [String]
 
-        public init(host: String = "127.0.0.1", port: Int = 0, tls: TLSServerConfiguration? = nil, maxConcurrentStreams: UInt32 = 1000) {
+        public init(host: String = "127.0.0.1", port: Int = 0, tls: TLSServerConfiguration? = nil, maxConcurrentStreams: UInt32 = 1000,
+                    uniqueResponseHeaders: [String] = []) {
             self.host = host
             self.port = port
             self.tls = tls
             self.maxConcurrentStreams = maxConcurrentStreams
+            self.uniqueResponseHeaders = uniqueResponseHeaders
         }
     }
 
@@ -28,7 +33,8 @@ public final class HTTP2Server: Sendable {
         let isTLS = configuration.tls != nil
         server = try StreamServer(host: configuration.host, port: configuration.port, tls: configuration.tls, group: group) { remote, loop in
             HTTP2ServerConnection(id: ids.wrappingAdd(1, ordering: .relaxed).oldValue, loop: loop, isTLS: isTLS,
-                                  remoteAddress: remote, delegate: delegate, maxConcurrentStreams: configuration.maxConcurrentStreams)
+                                  remoteAddress: remote, delegate: delegate, maxConcurrentStreams: configuration.maxConcurrentStreams,
+                                  uniqueResponseHeaders: configuration.uniqueResponseHeaders)
         }
     }
 

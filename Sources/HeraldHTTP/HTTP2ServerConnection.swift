@@ -28,8 +28,13 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
     /// handed over, so a client may safely send them again elsewhere.
     private var goAwayLastStreamID: Int32?
 
-    init(id: UInt64, loop: EventLoop, isTLS: Bool, remoteAddress: String, delegate: HTTP2ServerDelegate, maxConcurrentStreams: UInt32) {
+    /// `HTTP2Server.Configuration.uniqueResponseHeaders`: a few names, compared in turn.
+    private let uniqueResponseHeaders: [String]
+
+    init(id: UInt64, loop: EventLoop, isTLS: Bool, remoteAddress: String, delegate: HTTP2ServerDelegate, maxConcurrentStreams: UInt32,
+         uniqueResponseHeaders: [String]) {
         self.id = id
+        self.uniqueResponseHeaders = uniqueResponseHeaders
         self.isTLS = isTLS
         self.remoteAddress = remoteAddress
         self.delegate = delegate
@@ -176,7 +181,9 @@ public final class HTTP2ServerConnection: HTTP2Endpoint, @unchecked Sendable {
         guard let session, let s = streams[streamID] else { return }
         let rc: Int32 = withHeaderBlock { block in
             block.add(":status", String(response.status))
-            for h in response.headers.fields { block.add(h.name, h.value, lowercasingName: true) }
+            for h in response.headers.fields {
+                block.add(h.name, h.value, lowercasingName: true, indexed: !uniqueResponseHeaders.contains(h.name))
+            }
             return block.withNV { nva, count in
                 if response.body.isEmpty {
                     return nghttp2_submit_response(session, streamID, nva, count, nil)

@@ -19,7 +19,9 @@ public final class NetworkTransport: SimulatorTransport {
     public init(group: EventLoopGroup = .shared) { self.group = group }
 
     public func serveProvider(host: String, port: Int, tls: SimulatorTLS?, delegate: any HTTP2ServerDelegate) async throws -> Int {
-        let server = try HTTP2Server(configuration: .init(host: host, port: port, tls: tls.map(Self.serverConfiguration)),
+        // APNs' ids are fresh in every answer: indexing them would only evict the table's useful entries.
+        let server = try HTTP2Server(configuration: .init(host: host, port: port, tls: tls.map(Self.serverConfiguration),
+                                                          uniqueResponseHeaders: ["apns-id", "apns-unique-id"]),
                                      delegate: delegate, group: group)
         try await server.start()
         servers.withLock { $0.append(.http2(server)) }

@@ -75,6 +75,28 @@ final class EchoDelegate: HTTP2ServerDelegate {
         conn.close()
     }
 
+    /// Response headers the server is configured to call unique (the simulator's `apns-id`) stay out of the
+    /// HPACK tables: a long run of answers leaves the client's decoding table as the first answer left it.
+    @Test func uniqueResponseHeadersAreNeverIndexed() async throws {
+        final class FreshID: HTTP2ServerDelegate {
+            func handle(_ request: HTTPRequest, on connection: HTTP2ServerConnection, responder: HTTP2Responder) {
+                responder.respond(HTTPResponse(status: 200, headers: ["apns-id": UUID().uuidString.lowercased(), "x-kind": "same"]))
+            }
+        }
+        let server = try HTTP2Server(configuration: .init(uniqueResponseHeaders: ["apns-id"]), delegate: FreshID())
+        try await server.start()
+        defer { Task { await server.stop() } }
+        let conn = try await HTTP2ClientConnection.connect(.init(host: "127.0.0.1", port: server.port, tls: nil))
+        _ = try await conn.send(HTTP2ClientRequest(path: "/0"))
+        let first = try await conn.hpackTableSizes()
+        #expect(first.decoding > 0, "the repeated header is indexed")
+        var ids = Set<String>()
+        for i in 1...100 { ids.insert(try await conn.send(HTTP2ClientRequest(path: "/\(i)")).headers["apns-id"] ?? "") }
+        #expect(ids.count == 100, "every answer's own id arrived")
+        #expect(try await conn.hpackTableSizes().decoding == first.decoding)
+        conn.close()
+    }
+
     /// Whether requests that answers free up are written part-way through a read or at the end of it, every
     /// request gets its own answer.
     @Test(arguments: [true, false])
