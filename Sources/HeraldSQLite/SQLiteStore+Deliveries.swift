@@ -292,11 +292,13 @@ extension SQLiteStore {
     }
 
     /// A page's rows go in by `rowsPerInsert` per statement: one statement per row cost as much again in
-    /// SQLite's per-statement work (opening cursors, the statement journal) as the inserts themselves.
+    /// SQLite's per-statement work (opening cursors) as the inserts themselves. `OR FAIL`: a statement that
+    /// writes many rows and may abort keeps a statement journal, a copy of every page it is about to change,
+    /// to undo only itself; a page write that fails is rolled back whole, so that copy is never needed.
     private static let rowsPerInsert = 64
     private static let pageRowColumns = 13
     private static let insertPageRowPrefix = """
-        INSERT INTO deliveries (push_id, seq, installation_id, device_token, environment, variant, badge, state, attempts,
+        INSERT OR FAIL INTO deliveries (push_id, seq, installation_id, device_token, environment, variant, badge, state, attempts,
                                 not_before, status, reason, updated_at) VALUES
         """
     private static let pageRowValues = "(" + Array(repeating: "?", count: pageRowColumns).joined(separator: ", ") + ")"
