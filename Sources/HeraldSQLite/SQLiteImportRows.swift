@@ -98,9 +98,10 @@ struct SQLiteImportRows: Sendable {
     }
 
     static let rowsPerInsert = 32
-    private static let insertRows = SQLiteStore.insertInstallations(rows: rowsPerInsert)
+    // A batch's transaction is rolled back whole when a statement fails: no statement journal needed.
+    private static let insertRows = SQLiteStore.insertInstallations(rows: rowsPerInsert, verb: "INSERT OR FAIL")
     private static func tagInsert(rows: Int) -> String {
-        "INSERT INTO installation_tags (app_id, tag, seq) VALUES " + Array(repeating: "(?, ?, ?)", count: rows).joined(separator: ", ")
+        "INSERT OR FAIL INTO installation_tags (app_id, tag, seq) VALUES " + Array(repeating: "(?, ?, ?)", count: rows).joined(separator: ", ")
     }
     private static let insertTag = tagInsert(rows: 1)
     private static let insertTags = tagInsert(rows: rowsPerInsert)

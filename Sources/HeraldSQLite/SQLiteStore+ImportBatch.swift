@@ -26,10 +26,13 @@ extension SQLiteStore {
     }
 
     /// New installation rows, `rows` in one statement: the mutable columns, then those set once (`id`,
-    /// `app_id`, `created_at`).
-    static func insertInstallations(rows: Int) -> String {
+    /// `app_id`, `created_at`). `verb` is `INSERT OR FAIL` for a caller whose transaction is rolled back whole
+    /// when a statement fails: SQLite then keeps no statement journal (a copy of every page the statement is
+    /// about to change, to undo it alone), which a statement of many rows into a table with unique indexes
+    /// otherwise needs.
+    static func insertInstallations(rows: Int, verb: String = "INSERT") -> String {
         let row = "(" + Array(repeating: "?", count: mutableColumns.count + 3).joined(separator: ", ") + ")"
-        return "INSERT INTO installations (" + (mutableColumns + ["id", "app_id", "created_at"]).joined(separator: ", ") + ") VALUES "
+        return verb + " INTO installations (" + (mutableColumns + ["id", "app_id", "created_at"]).joined(separator: ", ") + ") VALUES "
             + Array(repeating: row, count: rows).joined(separator: ", ")
     }
     static let insertInstallation = insertInstallations(rows: 1)
