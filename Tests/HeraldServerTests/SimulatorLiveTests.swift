@@ -106,6 +106,28 @@ import APNSClient
         await simulator.stop()
     }
 
+    /// The transport answers a batch with one result per notification in the batch's order, which the engine
+    /// matches by position: those it rejects before sending (a token that is not hex) keep their place among
+    /// those APNs answered.
+    @Test func resultsComeBackInTheBatchOrder() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-order-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (simulator, endpoints, bundle) = try await Self.pacedSimulator(in: directory)
+        let transport = APNSClientTransport(apple: endpoints)
+        let payload = Array(#"{"aps":{"alert":"x"}}"#.utf8)
+        let notifications = (0..<300).map { (i: Int) -> OutgoingNotification in
+            let token = i % 97 == 5 ? "not-a-token" : String(format: "%064x", i + 1)
+            return OutgoingNotification(id: Int64(1000 + i), deviceToken: token, apnsID: UUID(), topic: "com.example.wire",
+                                        pushType: "alert", priority: 10, expiration: nil, collapseID: nil, payload: payload)
+        }
+        let results = await transport.deliver(OutgoingBatch(appID: "app", pushID: "p", credential: bundle, notifications: notifications))
+        #expect(results.map { $0.id } == notifications.map { $0.id })
+        #expect(results.filter { $0.status == 400 }.map { $0.id } == [1005, 1102, 1199, 1296])
+        #expect(results.filter { $0.status == 200 }.count == 296)
+        transport.shutdown()
+        await simulator.stop()
+    }
+
     /// Counts what the transport has on the wire: sent and not yet answered.
     final class Wire: APNSClientObserver {
         private let counts = Mutex((onWire: 0, most: 0, sent: 0, window: Int?.none))

@@ -83,38 +83,43 @@ public final class APNSClientTransport: PushTransport {
             let reason = if case .token = batch.credential.credential { "InvalidProviderToken" } else { "BadCertificate" }
             return batch.notifications.map { DeliveryResult(id: $0.id, status: 403, reason: reason) }
         }
-        var requests: [APNSPreparedRequest?] = []
+        // The valid requests, and for each its notification's position in the batch.
+        var requests: [APNSPreparedRequest] = []
+        var positions: [Int] = []
         requests.reserveCapacity(batch.notifications.count)
-        var results: [DeliveryResult] = []
+        positions.reserveCapacity(batch.notifications.count)
+        // One result per notification, in the batch's order (the engine then matches them by position);
+        // those caught before sending are known now, the others arrive from the event loops.
+        var early: [Int: DeliveryResult] = [:]
         // Notifications of one variant share their payload bytes and headers: the first is validated, the
         // others are the same request for another device.
         var template: (notification: OutgoingNotification, request: APNSPreparedRequest)?
-        for n in batch.notifications {
+        for (position, n) in batch.notifications.enumerated() {
             do {
                 let token = try DeviceToken(hex: n.deviceToken)
+                let request: APNSPreparedRequest
                 if let t = template, t.notification.sharesRequest(with: n) {
-                    requests.append(t.request.retargeted(to: token, apnsID: n.apnsID))
-                    continue
+                    request = t.request.retargeted(to: token, apnsID: n.apnsID)
+                } else {
+                    let notification = APNSNotification(
+                        deviceToken: token, topic: n.topic, encodedPayload: APNSEncodedPayload(uncheckedBytes: n.payload),
+                        pushType: APNSPushType(rawValue: n.pushType), priority: APNSPriority(rawValue: n.priority),
+                        expiration: n.expiration.map(APNSExpiration.at), collapseID: n.collapseID, apnsID: n.apnsID)
+                    request = try notification.prepare()
+                    template = (n, request)
                 }
-                let notification = APNSNotification(
-                    deviceToken: token, topic: n.topic, encodedPayload: APNSEncodedPayload(uncheckedBytes: n.payload),
-                    pushType: APNSPushType(rawValue: n.pushType), priority: APNSPriority(rawValue: n.priority),
-                    expiration: n.expiration.map(APNSExpiration.at), collapseID: n.collapseID, apnsID: n.apnsID)
-                let request = try notification.prepare()
-                template = (n, request)
                 requests.append(request)
+                positions.append(position)
             } catch {
                 // Caught before sending: the same answer APNs would give, without the round trip.
-                results.append(DeliveryResult(id: n.id, status: 400, reason: Self.reason(for: error)))
-                requests.append(nil)
+                early[position] = DeliveryResult(id: n.id, status: 400, reason: Self.reason(for: error))
             }
         }
         let ids = batch.notifications.map(\.id)
-        let valid = requests.enumerated().compactMap { i, r in r.map { (i, $0) } }
-        let collected = Mutex<[DeliveryResult]>([])
+        let collected = Mutex<[DeliveryResult?]>(Array(repeating: nil, count: ids.count))
         let onAccepted = batch.onAccepted
-        await client.send(prepared: valid.map(\.1)) { r in
-            let position = valid[r.index].0
+        await client.send(prepared: requests) { [positions] r in
+            let position = positions[r.index]
             let id = ids[position]
             let result: DeliveryResult
             switch r.result {
@@ -125,9 +130,11 @@ public final class APNSClientTransport: PushTransport {
             case .failure(.credentials): result = DeliveryResult(id: id, status: 403, reason: "InvalidProviderToken")
             case let .failure(error): result = .notDelivered(id, because: error.description)
             }
-            collected.withLock { $0.append(result) }
+            collected.withLock { $0[position] = result }
         }
-        return results + collected.withLock { $0 }
+        return collected.withLock { answered in
+            answered.indices.map { answered[$0] ?? early[$0] ?? .notDelivered(ids[$0], because: "NoResult") }
+        }
     }
 
     /// Closes every connection.

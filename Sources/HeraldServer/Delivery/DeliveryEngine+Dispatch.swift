@@ -147,11 +147,13 @@ extension DeliveryEngine {
             let results = await transport.deliver(batch)
             let elapsed = ContinuousClock.now - started
             env.metrics.observe("herald_transport_batch_seconds", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-            let byID = Dictionary(results.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            // Results in the batch's order (`APNSClientTransport`'s) are matched by position, without a map by id.
+            let inOrder = results.count == deliveries.count && zip(results, deliveries).allSatisfy { $0.id == $1.id }
+            let byID = inOrder ? [:] : Dictionary(results.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             let answeredAt = env.clock.now()
             var tally = OutcomeTally()
-            for (d, n) in zip(deliveries, notifications) {
-                let r = byID[d.id] ?? DeliveryResult(id: d.id, status: nil, reason: "NoResult")
+            for (i, (d, n)) in zip(deliveries, notifications).enumerated() {
+                let r = inOrder ? results[i] : byID[d.id] ?? DeliveryResult(id: d.id, status: nil, reason: "NoResult")
                 outcomes.append(outcome(d, n, r, deadline: deadline, now: answeredAt, pauseReason: &pauseReason, tally: &tally))
             }
             tally.record(in: env.metrics)

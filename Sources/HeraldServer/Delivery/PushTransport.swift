@@ -94,7 +94,8 @@ public struct DeliveryResult: Sendable, Equatable {
 
 /// Delivers batches to APNs. The lead plugs the HTTP/2 APNs client (to Apple or the simulator) in here.
 /// Implementations send a batch concurrently over their connection pool and return one result per
-/// notification (in any order). They must not throw: a failure to send is a result with `status == nil`.
+/// notification, best in the batch's order (the engine then matches them by position; in another order it
+/// finds each by id). They must not throw: a failure to send is a result with `status == nil`.
 public protocol PushTransport: Sendable {
     func deliver(_ batch: OutgoingBatch) async -> [DeliveryResult]
 }
