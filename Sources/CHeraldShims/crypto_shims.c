@@ -1,6 +1,3 @@
-// SHA256_Init/Update/Final are deprecated in OpenSSL 3 in favour of EVP, which allocates a context per
-// digest; they remain in every 3.x release, and `herald_crypto_sha256` wants them for that reason.
-#define OPENSSL_SUPPRESS_DEPRECATED
 #include "crypto_shims.h"
 
 #include <openssl/bio.h>
@@ -10,7 +7,6 @@
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
 #include <openssl/provider.h>
-#include <openssl/sha.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <pthread.h>
@@ -23,13 +19,6 @@ long herald_crypto_bio_mem_data(BIO *bio, const char **data) {
 }
 
 void herald_crypto_free(void *pointer) { OPENSSL_free(pointer); }
-
-void herald_crypto_sha256(const void *data, size_t length, uint8_t *digest) {
-    SHA256_CTX context;
-    SHA256_Init(&context);
-    SHA256_Update(&context, data, length);
-    SHA256_Final(digest, &context);
-}
 
 int herald_crypto_name_print_rfc2253(BIO *bio, const X509_NAME *name) {
     return X509_NAME_print_ex(bio, name, 0, XN_FLAG_RFC2253) >= 0 ? 1 : 0;

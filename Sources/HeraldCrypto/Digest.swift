@@ -1,15 +1,15 @@
 internal import COpenSSL
-internal import CHeraldShims
 
 /// Message digests and MACs.
 public enum Digest {
     /// SHA-256 of `data` (32 bytes).
     public static func sha256<D: Collection>(_ data: D) -> [UInt8] where D.Element == UInt8 {
         withContiguousBytes(data) { buffer in
-            [UInt8](unsafeUninitializedCapacity: 32) { out, count in
-                herald_crypto_sha256(buffer.baseAddress, buffer.count, out.baseAddress!)
-                count = 32
-            }
+            var out = [UInt8](repeating: 0, count: 32)
+            var length: UInt32 = 0
+            let ok = EVP_Digest(buffer.baseAddress, buffer.count, &out, &length, FetchedAlgorithms.shared.sha256, nil)
+            precondition(ok == 1 && length == 32, "SHA-256 failed: \(drainOpenSSLErrors())")
+            return out
         }
     }
 

@@ -33,11 +33,6 @@ X509 *herald_crypto_x509_stack_value(const STACK_OF_X509_herald *stack, int inde
 void herald_crypto_x509_stack_free_all(STACK_OF_X509_herald *stack);
 
 /// HKDF-SHA256 (RFC 5869) through EVP_KDF. Returns 1 on success.
-/// SHA-256 of `length` bytes at `data` into the 32 bytes at `digest`, on a context on the stack: no
-/// allocation, 120 ns for 64 bytes against `EVP_Digest`'s 309 (which allocates and frees a context per
-/// call). A fan-out hashes every delivery's stable apns-id, an API request its key.
-void herald_crypto_sha256(const void *data, size_t length, uint8_t *digest);
-
 int herald_crypto_hkdf_sha256(const uint8_t *key, size_t key_len,
                               const uint8_t *salt, size_t salt_len,
                               const uint8_t *info, size_t info_len,
