@@ -4,13 +4,11 @@ instead of many alternating wrk runs. User-space instructions only (the kernel's
 
     python3 bench/request_instructions.py [BINARY ...]      # default: this checkout's release build
 
-Each binary (stripped of its DWARF, which valgrind 3.19 cannot read) serves from a fresh store under
-`valgrind --tool=callgrind`; CONCURRENCY clients (16, as wrk's connections in row 4) send N requests of each
-kind (default 4,000) after a warm-up, between a zeroing and a dump of the counters (kept in
-bench-results/callgrind/; the server and its store go at exit). With
-SQLITE_LIBRARY_DIR=<dir of a libsqlite3.so built with -g> SQLite's functions have names (Debian's library
-has no symbols: `apt-get source sqlite3`, then `./configure && make libsqlite3.la`). Prints instructions
-per request and the dump files for `callgrind_annotate`."""
+Each binary serves from a fresh store under callgrind (`CallgrindServe` in tools.py, which also says how to
+give SQLite's functions names: Debian's library has no symbols, so `apt-get source sqlite3`, then
+`./configure && make libsqlite3.la`, and point SQLITE_LIBRARY_DIR at it); CONCURRENCY clients (16, as wrk's
+connections in row 4) send N requests of each kind (default 4,000) after a warm-up, between a zeroing and a
+dump of the counters. Prints instructions per request and the dump files for `callgrind_annotate`."""
 import http.client
 import json
 import os

@@ -90,7 +90,7 @@ public final class APNSClientTransport: PushTransport {
         positions.reserveCapacity(batch.notifications.count)
         // One result per notification, in the batch's order (the engine then matches them by position);
         // those caught before sending are known now, the others arrive from the event loops.
-        var early: [Int: DeliveryResult] = [:]
+        var answered = [DeliveryResult?](repeating: nil, count: batch.notifications.count)
         // Notifications of one variant share their payload bytes and headers: the first is validated, the
         // others are the same request for another device.
         var template: (notification: OutgoingNotification, request: APNSPreparedRequest)?
@@ -112,11 +112,11 @@ public final class APNSClientTransport: PushTransport {
                 positions.append(position)
             } catch {
                 // Caught before sending: the same answer APNs would give, without the round trip.
-                early[position] = DeliveryResult(id: n.id, status: 400, reason: Self.reason(for: error))
+                answered[position] = DeliveryResult(id: n.id, status: 400, reason: Self.reason(for: error))
             }
         }
         let ids = batch.notifications.map(\.id)
-        let collected = Mutex<[DeliveryResult?]>(Array(repeating: nil, count: ids.count))
+        let collected = Mutex(answered)
         let onAccepted = batch.onAccepted
         await client.send(prepared: requests) { [positions] r in
             let position = positions[r.index]
@@ -133,7 +133,7 @@ public final class APNSClientTransport: PushTransport {
             collected.withLock { $0[position] = result }
         }
         return collected.withLock { answered in
-            answered.indices.map { answered[$0] ?? early[$0] ?? .notDelivered(ids[$0], because: "NoResult") }
+            answered.indices.map { answered[$0] ?? .notDelivered(ids[$0], because: "NoResult") }
         }
     }
 
