@@ -189,6 +189,9 @@ public final class APNSClient: Sendable {
         /// it was handed to its connection.
         var probe: UInt64?
         var sentAt: UInt64 = 0
+        /// The `apns-id` header this request went out with (its `prepared.apnsID` formatted), kept so that the
+        /// answer's echo of it is recognised by comparing text instead of parsing it again.
+        var sentAPNSID: String?
 
         init(client: APNSClient, index: Int, prepared: APNSPreparedRequest, onResult: @escaping @Sendable (APNSDeliveryResult) -> Void) {
             self.client = client
@@ -240,7 +243,7 @@ public final class APNSClient: Sendable {
         for d in chunk {
             d.authorization = authorization
             d.sentAt = now
-            batch.append((request(for: d.prepared, authorization: authorization, sharing: &shared), d))
+            batch.append((request(for: d, authorization: authorization, sharing: &shared), d))
             observer.sent()
         }
         connection.send(batch: batch, deadline: deadline)
@@ -260,7 +263,7 @@ public final class APNSClient: Sendable {
             d.authorization = authorization
             observer.sent()
             var unshared = SharedHeaders()
-            connection.send(request(for: d.prepared, authorization: authorization, sharing: &unshared),
+            connection.send(request(for: d, authorization: authorization, sharing: &unshared),
                             deadline: MonotonicTime.now + configuration.requestTimeout.nanosecondsValue, handler: d)
         } catch {
             handleTransportFailure(d, clientError(from: error))
@@ -275,13 +278,15 @@ public final class APNSClient: Sendable {
         var fields = HTTP2HeaderFields.empty
     }
 
-    private func request(for p: APNSPreparedRequest, authorization: String?, sharing shared: inout SharedHeaders) -> HTTP2ClientRequest {
+    private func request(for d: Delivery, authorization: String?, sharing shared: inout SharedHeaders) -> HTTP2ClientRequest {
+        let p = d.prepared
         if shared.authorization != authorization || !(shared.source?.sharesHeaders(with: p) ?? false) {
             shared.source = p
             shared.authorization = authorization
             shared.fields = HTTP2HeaderFields(sharedHeaders(for: p, authorization: authorization))
         }
-        return HTTP2ClientRequest(method: "POST", path: p.path, sharedFields: shared.fields, ownFields: ownHeaders(for: p), body: p.body)
+        if d.sentAPNSID == nil { d.sentAPNSID = p.apnsIDHeaderValue }
+        return HTTP2ClientRequest(method: "POST", path: p.path, sharedFields: shared.fields, ownFields: ownHeaders(for: d), body: p.body)
     }
 
     /// The headers a batch's requests have in common.
@@ -298,8 +303,8 @@ public final class APNSClient: Sendable {
     }
 
     /// The headers of one request alone: its apns-id, when the caller chose one.
-    private func ownHeaders(for p: APNSPreparedRequest) -> [(name: String, value: String)] {
-        guard let id = p.apnsIDHeaderValue else { return [] }
+    private func ownHeaders(for d: Delivery) -> [(name: String, value: String)] {
+        guard let id = d.sentAPNSID else { return [] }
         return [("apns-id", id)]
     }
 
@@ -309,7 +314,7 @@ public final class APNSClient: Sendable {
         case let .success(response):
             let outcome = APNSResponse.interpret(status: response.status, apnsID: response.headers["apns-id"],
                                                  apnsUniqueID: response.headers["apns-unique-id"], body: response.body,
-                                                 requestAPNSID: d.prepared.apnsID)
+                                                 requestAPNSID: d.prepared.apnsID, requestAPNSIDText: d.sentAPNSID)
             switch outcome {
             case let .success(ok):
                 finish(d, .success(ok))

@@ -73,25 +73,34 @@ extension UUID {
 
 extension UUID {
     /// The canonical 8-4-4-4-12 form in lowercase, as `apns-id` carries it, formatted straight from the
-    /// bytes (Foundation's `uuidString.lowercased()` builds two strings; this runs per notification).
+    /// bytes (Foundation's `uuidString.lowercased()` builds two strings; this runs per notification of a
+    /// fan-out): two digits per byte from a table.
     public var lowercasedString: String {
-        let digits = Self.hexDigits  // once: a static read inside the loop costs a swift_once per digit
+        let pairs = Self.hexPairs  // once: a static read inside the loop costs a swift_once per byte
         return withUnsafeBytes(of: uuid) { bytes in
-            String(unsafeUninitializedCapacity: 36) { out in
-                var i = 0
-                for (index, byte) in bytes.enumerated() {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        out[i] = UInt8(ascii: "-")
-                        i += 1
+            pairs.withUnsafeBufferPointer { pairs in
+                String(unsafeUninitializedCapacity: 36) { out in
+                    let raw = UnsafeMutableRawBufferPointer(out)
+                    var at = 0
+                    for index in 0..<16 {
+                        if index == 4 || index == 6 || index == 8 || index == 10 {
+                            raw[at] = UInt8(ascii: "-")
+                            at += 1
+                        }
+                        raw.storeBytes(of: pairs[Int(bytes[index])], toByteOffset: at, as: UInt16.self)
+                        at += 2
                     }
-                    out[i] = digits[Int(byte >> 4)]
-                    out[i + 1] = digits[Int(byte & 0x0F)]
-                    i += 2
+                    return 36
                 }
-                return 36
             }
         }
     }
 
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    /// Each byte's two lowercase hex digits, in memory order.
+    private static let hexPairs: [UInt16] = (0...255).map { byte in
+        let digits = Array("0123456789abcdef".utf8)
+        var pair: UInt16 = 0
+        withUnsafeMutableBytes(of: &pair) { $0[0] = digits[byte >> 4]; $0[1] = digits[byte & 0x0F] }
+        return pair
+    }
 }

@@ -50,6 +50,13 @@ struct DeviceTokenTests {
         let message = DeviceTokenError.invalidCharacter("g", position: 5).description
         #expect(message.contains("\"g\" at position 5"))
         #expect(throws: DeviceTokenError.invalidCharacter("é", position: 3)) { try DeviceToken(hex: "abé0") }
+        // The first bad character is named even after capitals and with others behind it.
+        #expect(throws: DeviceTokenError.invalidCharacter("x", position: 5)) { try DeviceToken(hex: "ABCDx0zz" + String(repeating: "0", count: 24)) }
+        for byte in UInt8(0)...UInt8(127) where !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            && !(UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte) && !(UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte) {
+            let text = "00" + String(UnicodeScalar(byte)) + String(repeating: "0", count: 29)
+            #expect(throws: DeviceTokenError.invalidCharacter(Character(UnicodeScalar(byte)), position: 3)) { try DeviceToken(hex: text) }
+        }
     }
 
     @Test func tooShortAndTooLongAreRejectedWithLimits() {

@@ -52,6 +52,25 @@ struct ResponseInterpretationTests {
         #expect(try result.get().apnsID == Self.id)
     }
 
+    /// The request's apns-id text lets an echo of it through without parsing; anything else is parsed.
+    @Test func anAnswerEchoingTheSentIDIsTheRequestsAndAnyOtherIDIsTheAnswers() throws {
+        let sent = Self.id.lowercasedString
+        let echo = APNSResponse.interpret(status: 200, apnsID: sent, body: [], requestAPNSID: Self.id, requestAPNSIDText: sent)
+        #expect(try echo.get().apnsID == Self.id)
+        let upper = APNSResponse.interpret(status: 200, apnsID: Self.id.uuidString, body: [], requestAPNSID: Self.id, requestAPNSIDText: sent)
+        #expect(try upper.get().apnsID == Self.id, "the same id in capitals is parsed")
+        let other = UUID()
+        let answer = APNSResponse.interpret(status: 200, apnsID: other.uuidString.lowercased(), body: [], requestAPNSID: Self.id,
+                                            requestAPNSIDText: sent)
+        #expect(try answer.get().apnsID == other, "APNs' own id wins over the one sent")
+        guard case .failure(let error) = APNSResponse.interpret(status: 400, apnsID: sent, body: Array(#"{"reason":"BadTopic"}"#.utf8),
+                                                                requestAPNSID: Self.id, requestAPNSIDText: sent) else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(error.apnsID == Self.id && error.reason == .badTopic)
+    }
+
     @Test func goneCarriesReasonTimestampAndRetiresTheToken() {
         let body = Array(#"{"reason":"Unregistered","timestamp":1454402113000}"#.utf8)
         guard case .failure(let error) = APNSResponse.interpret(status: 410, apnsID: Self.id.uuidString, body: body) else {

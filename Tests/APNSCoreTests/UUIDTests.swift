@@ -18,6 +18,15 @@ import APNSCore
         #expect(UUID(uuidString: text) == nil, "Foundation agrees")
     }
 
+    @Test func lowercasedStringIsFoundationsCanonicalFormInLowercase() {
+        var samples = (0..<500).map { _ in UUID() }
+        samples.append(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+        samples.append(UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)))
+        for u in samples {
+            #expect(u.lowercasedString == u.uuidString.lowercased())
+        }
+    }
+
     @Test func randomUUIDsAreVersion4AndDistinct() {
         let ids = (0..<1000).map { _ in UUID.random() }
         #expect(Set(ids).count == 1000)

@@ -74,15 +74,23 @@ public enum APNSResponse {
     ///
     /// A 200 without a usable `apns-id` takes `requestAPNSID` (what the request sent), or a
     /// fresh UUID if neither exists. Anything other than 200 is an ``APNSError``; its reason is
-    /// `nil` when the body is not an APNs error body.
+    /// `nil` when the body is not an APNs error body. `requestAPNSIDText` is the request's `apns-id`
+    /// header as sent: an answer echoing it byte for byte is `requestAPNSID` without parsing it again
+    /// (a fan-out names every notification, and APNs echoes the name).
     public static func interpret(
         status: Int,
         apnsID: String?,
         apnsUniqueID: String? = nil,
         body: [UInt8],
-        requestAPNSID: UUID? = nil
+        requestAPNSID: UUID? = nil,
+        requestAPNSIDText: String? = nil
     ) -> Result<APNSSuccess, APNSError> {
-        let parsedID = apnsID.flatMap { UUID(canonical: $0) }
+        let parsedID: UUID?
+        if let apnsID, let requestAPNSID, apnsID == requestAPNSIDText {
+            parsedID = requestAPNSID
+        } else {
+            parsedID = apnsID.flatMap { UUID(canonical: $0) }
+        }
         if status == 200 {
             return .success(
                 APNSSuccess(
