@@ -32,6 +32,22 @@ import HeraldStore
         #expect(try await pushes.list(appID: app.id).map(\.push.id) == [accepted.push.push.id])
     }
 
+    /// A push's deliveries are indexed by its id first: ids made later sort later, so each new push's rows
+    /// go to the end of that index rather than into the middle of an earlier push's.
+    @Test func pushIDsAreTimeOrderedUUIDs() async throws {
+        let t = try await TestService()
+        let app = try await t.serviceApp()
+        var ids: [String] = []
+        for i in 0..<20 {
+            ids.append(try await t.services.pushes.create(appID: app.id, try input(["target": ["all": true], "content": ["alert": .string("\(i)")]])).push.push.id)
+        }
+        #expect(ids == ids.sorted(), "later pushes sort later")
+        for id in ids {
+            let uuid = try #require(UUID(uuidString: id))
+            #expect(uuid.uuidString.lowercased() == id && withUnsafeBytes(of: uuid.uuid) { $0[6] >> 4 } == 7, "\(id): a lowercase UUID version 7")
+        }
+    }
+
     @Test func aDryRunSizesTheAudienceAndStoresNothing() async throws {
         let t = try await TestService()
         let app = try await t.serviceApp()

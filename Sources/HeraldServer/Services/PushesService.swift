@@ -148,7 +148,8 @@ struct PushesService: Sendable {
         guard spec.topic != nil || app.topic != nil else {
             throw ServiceError(.invalid, code: "missing_topic", message: "No apns-topic: set the app's topic (PATCH /v1/apps/{appId}) or options.topic.", field: "options.topic")
         }
-        let id = id ?? env.newID()
+        // Time-ordered: the push's deliveries then go to the end of the deliveries' push index (`TimeOrderedID`).
+        let id = id ?? TimeOrderedID.next()
         let size = spec.content.largestPayloadSize(pushID: id)
         let limit = spec.pushType.payloadSizeLimit
         if size > limit {

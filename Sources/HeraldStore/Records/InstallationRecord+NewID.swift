@@ -1,51 +1,9 @@
 import Foundation
-import Synchronization
 
 extension InstallationRecord {
-    /// A new installation id: a UUID version 7 (RFC 9562) in lowercase canonical form. Its first 48 bits
-    /// are the Unix time in milliseconds and the next 12 a counter within the millisecond (RFC 9562 §6.2,
-    /// method 1), so ids made later sort later, across threads too: a new row's id goes to the end of the
-    /// unique index on `id` (and of the installation-id index when the app sends none) instead of a random
-    /// page of it, which is what kept a large import's writes scattered over the whole index. The other
-    /// 62 bits are random, so ids stay unguessable within a millisecond.
-    ///
-    /// Both stores receive ids made here (the services pass them in as `newID`); nothing parses an id
-    /// or relies on its version: it stays an opaque string to clients.
+    /// A new installation id (`TimeOrderedID`): new rows append to the unique index on `id`, and to the
+    /// installation-id index when the app sends none.
     public static func newID(now: Date = Date()) -> String {
-        let stamp = TimeOrderedStamp.next(milliseconds: UInt64(max(0, now.timeIntervalSince1970 * 1000)))
-        let low = RandomPool.next()
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for i in 0..<6 { bytes[i] = UInt8(truncatingIfNeeded: stamp >> (12 + 8 * (5 - i))) }   // unix_ts_ms
-        bytes[6] = 0x70 | UInt8(truncatingIfNeeded: (stamp >> 8) & 0x0F)                        // ver 7, counter
-        bytes[7] = UInt8(truncatingIfNeeded: stamp)
-        for i in 8..<16 { bytes[i] = UInt8(truncatingIfNeeded: low >> (8 * (15 - i))) }
-        bytes[8] = 0x80 | (bytes[8] & 0x3F)                                                      // variant 10
-        let hex = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(36)
-        for (i, byte) in bytes.enumerated() {
-            if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
-            out.append(hex[Int(byte >> 4)])
-            out.append(hex[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-}
-
-/// The last (milliseconds << 12 | counter) handed out, process-wide: each id takes the larger of the clock
-/// and the last value plus one, so ids never go backwards, even if the clock does or 4,096 are made in one
-/// millisecond (the timestamp then runs a little ahead, as RFC 9562 §6.2 allows).
-private enum TimeOrderedStamp {
-    private static let last = Atomic<UInt64>(0)
-
-    static func next(milliseconds: UInt64) -> UInt64 {
-        let floor = (milliseconds & 0xFFFF_FFFF_FFFF) << 12
-        var current = last.load(ordering: .relaxed)
-        while true {
-            let candidate = max(floor, current &+ 1)
-            let (exchanged, original) = last.compareExchange(expected: current, desired: candidate, ordering: .relaxed)
-            if exchanged { return candidate }
-            current = original
-        }
+        TimeOrderedID.next(now: now)
     }
 }
