@@ -38,13 +38,23 @@ struct SQLiteBindArena: Sendable {
 
     mutating func append(relative value: Int64) { values.append(.relative(value)) }
 
-    mutating func append(text: String) {
+    /// Appends `text` and returns its value, which `append(again:)` binds again without a second copy.
+    @discardableResult
+    mutating func append(text: String) -> Value {
         let start = bytes.count
-        bytes.append(contentsOf: text.utf8)
+        // A native string's bytes in one copy; the generic append walks a bridged one's view.
+        if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil { bytes.append(contentsOf: text.utf8) }
         precondition(bytes.count < UInt32.max, "an arena holds less than 4 GiB")
-        values.append(.text(start: UInt32(start), count: UInt32(bytes.count - start)))
+        let value = Value.text(start: UInt32(start), count: UInt32(bytes.count - start))
+        values.append(value)
         bytes.append(0)
+        return value
     }
+
+    /// Binds a value of this arena again (a text appended earlier).
+    mutating func append(again value: Value) { values.append(value) }
+
+    mutating func replace(_ index: Int, with value: Value) { values[index] = value }
 }
 
 extension SQLiteStatement {

@@ -228,27 +228,17 @@ extension SQLiteStore {
     /// the push is read first, and each row references it; the events reference the webhooks read in the
     /// same transaction. Nothing is deleted, so no cascade is missed.
     private func writePage(pushID: String, after: Int64, cursor: Int64, done: Bool, badge: Int?, rows: [PageDelivery], now: Date) async throws -> Bool {
-        try await database.write(selfCheckedRows: rows.count) { db in
+        let page = SQLitePageRows(pushID: pushID, badge: badge, rows: rows, now: now)
+        return try await database.write(selfCheckedRows: rows.count) { db in
+            var encoded = page
             guard let p = try db.first("SELECT \(Self.pushColumns) FROM pushes WHERE id = ?", [.text(pushID)], Self.push),
                   !p.fanoutDone, p.fanoutCursor == after else { return false }
-            let ended = p.status.isFinal
+            let cancelled = p.status.isFinal ? encoded.cancelPending() : 0
             let outbox = try SQLiteOutbox.forApp(p.appID, db)
-            var sent = 0, failed = 0, cancelled = 0, retired = 0
-            var reasons: [String: Int] = [:]
-            var values: [SQLValue] = []
-            values.reserveCapacity(Self.rowsPerInsert * Self.pageRowColumns)
+            var retired = 0
             for row in rows {
                 let d = row.planned
-                var outcome: (state: DeliveryState, attempts: Int, notBefore: Date, status: Int?, reason: String?) = (.pending, 0, d.notBefore, nil, nil)
-                switch row.outcome {
-                case nil, .requeue?: break
-                case .sent(let status)?:
-                    outcome = (.sent, 1, d.notBefore, status, nil)
-                    sent += 1
-                case let .failed(reason, status, retire, timestamp)?:
-                    outcome = (.failed, 1, d.notBefore, status, reason)
-                    failed += 1
-                    reasons[reason, default: 0] += 1
+                if case let .failed(reason, status, retire, timestamp)? = row.outcome {
                     try Self.recordDeliveryFailed(outbox, pushID: pushID, deliveryID: nil, installationID: d.installationID, token: d.deviceToken,
                                                   reason: reason, status: status, now: now, db)
                     if retire, try Self.retire(seq: d.seq, token: d.deviceToken, reason: reason, timestamp: timestamp, now: now, db) > 0 {
@@ -256,54 +246,22 @@ extension SQLiteStore {
                         try Self.recordRetired(outbox, seq: d.seq, installationID: d.installationID, token: d.deviceToken, reason: reason,
                                                timestamp: timestamp, pushID: pushID, now: now, db)
                     }
-                case let .retry(at, reason, status)?:
-                    outcome = (.pending, 1, at, status, reason)
-                }
-                if ended && outcome.state == .pending {
-                    outcome.state = .cancelled
-                    cancelled += 1
                 }
                 if let badge {
                     try db.execute("UPDATE installations SET badge = ? WHERE seq = ?", [.int(badge), .integer(d.seq)])
                 }
-                // One append per value: an array literal per row would be allocated and copied.
-                values.append(.text(pushID)); values.append(.integer(d.seq)); values.append(.text(d.installationID))
-                values.append(.text(d.deviceToken)); values.append(.text(d.environment)); values.append(.text(d.variant))
-                values.append(.optionalInt(badge)); values.append(.int(outcome.state.rawValue)); values.append(.int(outcome.attempts))
-                values.append(outcome.notBefore.sql); values.append(.optionalInt(outcome.status)); values.append(.optionalText(outcome.reason))
-                values.append(now.sql)
-                if values.count == Self.rowsPerInsert * Self.pageRowColumns {
-                    try db.execute(Self.insertPageRows, values)
-                    values.removeAll(keepingCapacity: true)
-                }
             }
-            for row in stride(from: 0, to: values.count, by: Self.pageRowColumns) {
-                try db.execute(Self.insertPageRow, Array(values[row..<row + Self.pageRowColumns]))
-            }
-            try Self.countFailures(pushID: pushID, reasons, db)
+            try encoded.insert(db)
+            try Self.countFailures(pushID: pushID, encoded.reasons, db)
             try db.execute("""
                 UPDATE pushes SET fanout_cursor = ?, fanout_done = ?, targeted = targeted + ?, sent = sent + ?, failed = failed + ?,
                   retired = retired + ?, cancelled = cancelled + ?, status = CASE status WHEN 'queued' THEN 'sending' ELSE status END,
                   updated_at = ? WHERE id = ?
-                """, [.integer(cursor), .bool(done), .int(rows.count), .int(sent), .int(failed), .int(retired), .int(cancelled),
+                """, [.integer(cursor), .bool(done), .int(rows.count), .int(encoded.sent), .int(encoded.failed), .int(retired), .int(cancelled),
                       now.sql, .text(pushID)])
             return true
         }
     }
-
-    /// A page's rows go in by `rowsPerInsert` per statement: one statement per row cost as much again in
-    /// SQLite's per-statement work (opening cursors) as the inserts themselves. `OR FAIL`: a statement that
-    /// writes many rows and may abort keeps a statement journal, a copy of every page it is about to change,
-    /// to undo only itself; a page write that fails is rolled back whole, so that copy is never needed.
-    private static let rowsPerInsert = 64
-    private static let pageRowColumns = 13
-    private static let insertPageRowPrefix = """
-        INSERT OR FAIL INTO deliveries (push_id, seq, installation_id, device_token, environment, variant, badge, state, attempts,
-                                not_before, status, reason, updated_at) VALUES
-        """
-    private static let pageRowValues = "(" + Array(repeating: "?", count: pageRowColumns).joined(separator: ", ") + ")"
-    private static let insertPageRow = insertPageRowPrefix + " " + pageRowValues
-    private static let insertPageRows = insertPageRowPrefix + " " + Array(repeating: pageRowValues, count: rowsPerInsert).joined(separator: ", ")
 
     /// Retires an installation APNs said is gone. A token registered after APNs' "last valid" time belongs
     /// to a device that came back, and stays.

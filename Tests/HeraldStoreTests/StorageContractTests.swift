@@ -181,4 +181,27 @@ import Testing
         #expect(try await store.releaseInFlight() == 1)
         #expect(try await store.claimDeliveries(pushID: "p1", limit: 10, now: retryAt).count == 2)
     }
+
+    /// A push cancelled while its page was out: what the page sent stays sent, and the rest (not attempted,
+    /// or left for a retry) is written cancelled and counted, not queued for a push that has ended.
+    @Test(arguments: StoreKind.available) func aPageOfACancelledPushWritesWhatWasNotSentAsCancelled(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
+        try await makeApp(store)
+        for i in 0..<3 { _ = try await register(store, iid: "i-\(i)", token: "t\(i)") }
+        try await queuedPush(store)
+        let members = try await store.audience(appID: "app1", selector: AudienceSelector(source: .all), after: 0, limit: 10)
+        let planned = Self.planAll(members)
+        #expect(try await store.cancelPush(appID: "app1", id: "p1", now: t0)?.status == .cancelled)
+        let rows = [
+            PageDelivery(planned: planned[0], outcome: .sent(status: 200)),
+            PageDelivery(planned: planned[1], outcome: .retry(at: t0.addingTimeInterval(30), reason: "TooManyRequests", status: 429)),
+            PageDelivery(planned: planned[2], outcome: nil),
+        ]
+        #expect(try await store.recordPage(pushID: "p1", after: 0, cursor: members.last!.seq, done: true, badge: nil, rows: rows, now: t0))
+        let records = try await store.deliveries(pushID: "p1", state: nil, afterID: 0, limit: 10)
+        #expect(records.map(\.state) == [.sent, .cancelled, .cancelled])
+        let push = try #require(try await store.push(id: "p1"))
+        #expect(push.counts.sent == 1 && push.counts.cancelled == 2 && push.status == .cancelled)
+        #expect(try await store.claimDeliveries(pushID: "p1", limit: 10, now: t0.addingTimeInterval(60)).isEmpty)
+    }
 }
