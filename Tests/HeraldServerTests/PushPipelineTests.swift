@@ -188,6 +188,22 @@ import Testing
         #expect(plan.plan([member], now: now).map(\.notBefore) == [now])
     }
 
+    /// A batch is split by environment (each has its own credential), in the environments' order and keeping
+    /// each one's deliveries in their order; a batch of one environment stays whole.
+    @Test func aBatchIsSentPerEnvironmentInOrder() {
+        func claimed(_ id: Int64, _ environment: String) -> ClaimedDelivery {
+            ClaimedDelivery(id: id, seq: id, installationID: "i\(id)", deviceToken: token(Int(id)), environment: environment,
+                            variant: "default", badge: nil, attempts: 0)
+        }
+        let mixed = [claimed(1, "sandbox"), claimed(2, "production"), claimed(3, "sandbox"), claimed(4, "production")]
+        let groups = DeliveryEngine.byEnvironment(mixed)
+        #expect(groups.map(\.environment) == ["production", "sandbox"])
+        #expect(groups.map { $0.deliveries.map(\.id) } == [[2, 4], [1, 3]])
+        let one = DeliveryEngine.byEnvironment([claimed(5, "production"), claimed(6, "production")])
+        #expect(one.map(\.environment) == ["production"] && one.first?.deliveries.map(\.id) == [5, 6])
+        #expect(DeliveryEngine.byEnvironment([]).isEmpty)
+    }
+
     /// A page larger than a batch per slot goes out in one round, each slot sending its batches one after
     /// the other: all of the page at once would put it all on the wire (what a crash can re-send), one batch
     /// per slot and round would leave slots idle while the round's slowest batch ends. An app paused by its

@@ -93,18 +93,15 @@ extension DeliveryEngine {
         let deadline = plan.spec.expiration ?? plan.push.createdAt.addingTimeInterval(env.configuration.defaultTTL)
         var outcomes: [DeliveryOutcome] = []
         outcomes.reserveCapacity(claimed.count)
-        var byEnvironment: [String: [ClaimedDelivery]] = [:]
-        for d in claimed {
-            if let expiration = plan.spec.expiration, now > expiration {
-                outcomes.append(DeliveryOutcome(deliveryID: d.id, seq: d.seq, deviceToken: d.deviceToken,
-                                                kind: .failed(reason: "Expired", status: nil, retire: false, timestamp: nil)))
-            } else {
-                byEnvironment[d.environment, default: []].append(d)
-            }
+        var live = claimed
+        if let expiration = plan.spec.expiration, now > expiration {
+            outcomes = claimed.map { DeliveryOutcome(deliveryID: $0.id, seq: $0.seq, deviceToken: $0.deviceToken,
+                                                     kind: .failed(reason: "Expired", status: nil, retire: false, timestamp: nil)) }
+            live = []
         }
         var pauseReason: String?
         var pausedEnvironment: String?   // named in the app.paused event
-        for (environment, deliveries) in byEnvironment.sorted(by: { $0.key < $1.key }) {
+        for (environment, deliveries) in Self.byEnvironment(live) {
             defer { if pauseReason != nil, pausedEnvironment == nil { pausedEnvironment = environment } }
             let found: CredentialBundle?
             do { found = try await credential(app: app, environment: environment, records: credentials) } catch let error as HeraldConfiguration.Invalid {
@@ -165,6 +162,15 @@ extension DeliveryEngine {
             try await env.store.setAppPaused(id: app.id, reason: pauseReason, environment: pausedEnvironment, now: now)
         }
         return outcomes
+    }
+
+    /// The deliveries of each environment, in the environments' order. A batch is almost always of one
+    /// environment: that is checked by comparing each delivery's with the first's (short strings, compared
+    /// as two words), rather than hashed into a map per delivery.
+    static func byEnvironment(_ deliveries: [ClaimedDelivery]) -> [(environment: String, deliveries: [ClaimedDelivery])] {
+        guard let first = deliveries.first?.environment else { return [] }
+        if deliveries.allSatisfy({ $0.environment == first }) { return [(first, deliveries)] }
+        return Dictionary(grouping: deliveries, by: \.environment).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
     /// Records a batch's outcomes, retrying a few times: a row left in flight would only be requeued (and

@@ -18,7 +18,10 @@ final class DeliveryJournal: Sendable {
     private let interval: Duration
 
     private struct State {
-        var queued: [String: [Int64]] = [:]
+        /// Seqs by push, one entry per push. A list, not a map: acceptances come from one or a few pushes at a
+        /// time, and the last entry's id is the very string the next acceptance carries (its batch's), so
+        /// finding it compares a pointer where a map hashed 36 characters per acceptance.
+        var queued: [(pushID: String, seqs: [Int64])] = []
         /// When the oldest queued acceptance arrived (for the lag metric).
         var oldest: ContinuousClock.Instant?
         var writing = false
@@ -39,7 +42,11 @@ final class DeliveryJournal: Sendable {
     func accepted(pushID: String, seq: Int64) {
         let start = state.withLock { s -> Bool in
             if s.queued.isEmpty { s.oldest = .now }
-            s.queued[pushID, default: []].append(seq)
+            if let i = s.queued.lastIndex(where: { $0.pushID == pushID }) {
+                s.queued[i].seqs.append(seq)
+            } else {
+                s.queued.append((pushID, [seq]))
+            }
             if s.writing { return false }
             s.writing = true
             return true
@@ -65,15 +72,15 @@ final class DeliveryJournal: Sendable {
             let wait = last + interval - .now
             if wait > .zero { try? await Task.sleep(for: wait) }
             last = .now
-            let (lot, oldest, idle) = state.withLock { s -> ([String: [Int64]], ContinuousClock.Instant?, [CheckedContinuation<Void, Never>]) in
+            let (lot, oldest, idle) = state.withLock { s -> ([(pushID: String, seqs: [Int64])], ContinuousClock.Instant?, [CheckedContinuation<Void, Never>]) in
                 if s.queued.isEmpty {
                     s.writing = false
                     let idle = s.idle
                     s.idle = []
-                    return ([:], nil, idle)
+                    return ([], nil, idle)
                 }
                 let taken = (s.queued, s.oldest)
-                s.queued = [:]
+                s.queued = []
                 s.oldest = nil
                 return (taken.0, taken.1, [])
             }
