@@ -183,25 +183,26 @@ import Testing
     }
 
     /// A push cancelled while its page was out: what the page sent stays sent, and the rest (not attempted,
-    /// or left for a retry) is written cancelled and counted, not queued for a push that has ended.
+    /// or left for a retry) is written cancelled and counted, not queued for a push that has ended. 70 rows:
+    /// a full statement of rows and single rows after it.
     @Test(arguments: StoreKind.available) func aPageOfACancelledPushWritesWhatWasNotSentAsCancelled(_ kind: StoreKind) async throws {
         let store = try await kind.makeStore().store
         try await makeApp(store)
-        for i in 0..<3 { _ = try await register(store, iid: "i-\(i)", token: "t\(i)") }
+        for i in 0..<70 { _ = try await register(store, iid: "i-\(i)", token: "t\(i)") }
         try await queuedPush(store)
-        let members = try await store.audience(appID: "app1", selector: AudienceSelector(source: .all), after: 0, limit: 10)
+        let members = try await store.audience(appID: "app1", selector: AudienceSelector(source: .all), after: 0, limit: 100)
         let planned = Self.planAll(members)
         #expect(try await store.cancelPush(appID: "app1", id: "p1", now: t0)?.status == .cancelled)
-        let rows = [
-            PageDelivery(planned: planned[0], outcome: .sent(status: 200)),
-            PageDelivery(planned: planned[1], outcome: .retry(at: t0.addingTimeInterval(30), reason: "TooManyRequests", status: 429)),
-            PageDelivery(planned: planned[2], outcome: nil),
-        ]
+        let rows = planned.enumerated().map { i, p in
+            PageDelivery(planned: p, outcome: i % 3 == 0 ? .sent(status: 200)
+                         : i % 3 == 1 ? .retry(at: t0.addingTimeInterval(30), reason: "TooManyRequests", status: 429) : nil)
+        }
         #expect(try await store.recordPage(pushID: "p1", after: 0, cursor: members.last!.seq, done: true, badge: nil, rows: rows, now: t0))
-        let records = try await store.deliveries(pushID: "p1", state: nil, afterID: 0, limit: 10)
-        #expect(records.map(\.state) == [.sent, .cancelled, .cancelled])
+        let records = try await store.deliveries(pushID: "p1", state: nil, afterID: 0, limit: 100)
+        #expect(records.map(\.state) == (0..<70).map { $0 % 3 == 0 ? .sent : .cancelled })
+        #expect(records.map(\.installationID) == planned.map(\.installationID))
         let push = try #require(try await store.push(id: "p1"))
-        #expect(push.counts.sent == 1 && push.counts.cancelled == 2 && push.status == .cancelled)
-        #expect(try await store.claimDeliveries(pushID: "p1", limit: 10, now: t0.addingTimeInterval(60)).isEmpty)
+        #expect(push.counts.sent == 24 && push.counts.cancelled == 46 && push.counts.targeted == 70 && push.status == .cancelled)
+        #expect(try await store.claimDeliveries(pushID: "p1", limit: 100, now: t0.addingTimeInterval(60)).isEmpty)
     }
 }
