@@ -57,6 +57,10 @@ struct ResponseInterpretationTests {
         let sent = Self.id.lowercasedString
         let echo = APNSResponse.interpret(status: 200, apnsID: sent, body: [], requestAPNSID: Self.id, requestAPNSIDText: sent)
         #expect(try echo.get().apnsID == Self.id)
+        // The echo is not parsed: the request's id is taken as it is (here, on purpose, not the text's).
+        let named = UUID()
+        let trusted = APNSResponse.interpret(status: 200, apnsID: sent, body: [], requestAPNSID: named, requestAPNSIDText: sent)
+        #expect(try trusted.get().apnsID == named)
         let upper = APNSResponse.interpret(status: 200, apnsID: Self.id.uuidString, body: [], requestAPNSID: Self.id, requestAPNSIDText: sent)
         #expect(try upper.get().apnsID == Self.id, "the same id in capitals is parsed")
         let other = UUID()
