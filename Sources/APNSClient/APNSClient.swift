@@ -189,15 +189,16 @@ public final class APNSClient: Sendable {
         /// it was handed to its connection.
         var probe: UInt64?
         var sentAt: UInt64 = 0
-        /// The `apns-id` header this request went out with (its `prepared.apnsID` formatted), kept so that the
-        /// answer's echo of it is recognised by comparing text instead of parsing it again.
-        var sentAPNSID: String?
+        /// The `apns-id` header this request goes out with (its `prepared.apnsID` formatted once), kept so that
+        /// the answer's echo of it is recognised by comparing text instead of parsing it again.
+        let sentAPNSID: String?
 
         init(client: APNSClient, index: Int, prepared: APNSPreparedRequest, onResult: @escaping @Sendable (APNSDeliveryResult) -> Void) {
             self.client = client
             self.index = index
             self.prepared = prepared
             self.onResult = onResult
+            sentAPNSID = prepared.apnsIDHeaderValue
         }
 
         func requestCompleted(_ result: Result<HTTP2ClientResponse, HTTP2ClientError>) { client.complete(self, result) }
@@ -285,7 +286,6 @@ public final class APNSClient: Sendable {
             shared.authorization = authorization
             shared.fields = HTTP2HeaderFields(sharedHeaders(for: p, authorization: authorization))
         }
-        if d.sentAPNSID == nil { d.sentAPNSID = p.apnsIDHeaderValue }
         return HTTP2ClientRequest(method: "POST", path: p.path, sharedFields: shared.fields, ownFields: ownHeaders(for: d), body: p.body)
     }
 

@@ -23,6 +23,7 @@ struct SQLitePageRows: Sendable {
 
     init(pushID: String, badge: Int?, rows: [PageDelivery], now: Date) {
         count = rows.count
+        // A row's texts: a 36-character installation id, a 64-digit token, two short names, their NULs.
         arena = SQLiteBindArena(reservingBytes: pushID.utf8.count + 1 + rows.count * 160, values: rows.count * Self.columns)
         let push = arena.append(text: pushID)
         let updated = now.sql

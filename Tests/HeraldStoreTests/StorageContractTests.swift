@@ -148,13 +148,19 @@ import Testing
         #expect(try await store.deliveries(pushID: "d", state: nil, afterID: 0, limit: 10).isEmpty, "deliveries go with their push")
     }
 
-    @Test(arguments: StoreKind.available) func aPageIsWrittenOnceWithItsOutcomes(_ kind: StoreKind) async throws {
+    /// A store with `count` installations ("i-0"...) and the queued push "p1", with its one page read and planned.
+    static func pageRead(_ kind: StoreKind, installations count: Int) async throws
+        -> (store: any HeraldStorage, members: [AudienceMember], planned: [PlannedDelivery]) {
         let store = try await kind.makeStore().store
         try await makeApp(store)
-        for i in 0..<4 { _ = try await register(store, iid: "i-\(i)", token: "t\(i)") }
+        for i in 0..<count { _ = try await register(store, iid: "i-\(i)", token: "t\(i)") }
         try await queuedPush(store)
-        let members = try await store.audience(appID: "app1", selector: AudienceSelector(source: .all), after: 0, limit: 10)
-        let planned = Self.planAll(members)
+        let members = try await store.audience(appID: "app1", selector: AudienceSelector(source: .all), after: 0, limit: count)
+        return (store, members, planAll(members))
+    }
+
+    @Test(arguments: StoreKind.available) func aPageIsWrittenOnceWithItsOutcomes(_ kind: StoreKind) async throws {
+        let (store, members, planned) = try await Self.pageRead(kind, installations: 4)
         let retryAt = t0.addingTimeInterval(30)
         let rows = [
             PageDelivery(planned: planned[0], outcome: .sent(status: 200)),
@@ -186,12 +192,7 @@ import Testing
     /// or left for a retry) is written cancelled and counted, not queued for a push that has ended. 70 rows:
     /// a full statement of rows and single rows after it.
     @Test(arguments: StoreKind.available) func aPageOfACancelledPushWritesWhatWasNotSentAsCancelled(_ kind: StoreKind) async throws {
-        let store = try await kind.makeStore().store
-        try await makeApp(store)
-        for i in 0..<70 { _ = try await register(store, iid: "i-\(i)", token: "t\(i)") }
-        try await queuedPush(store)
-        let members = try await store.audience(appID: "app1", selector: AudienceSelector(source: .all), after: 0, limit: 100)
-        let planned = Self.planAll(members)
+        let (store, members, planned) = try await Self.pageRead(kind, installations: 70)
         #expect(try await store.cancelPush(appID: "app1", id: "p1", now: t0)?.status == .cancelled)
         let rows = planned.enumerated().map { i, p in
             PageDelivery(planned: p, outcome: i % 3 == 0 ? .sent(status: 200)
