@@ -5,7 +5,9 @@ import Synchronization
 ///
 /// There is no waiting window: writes that arrive while a transaction is committing queue up and form the
 /// next one, so a lone write commits at once and a burst commits in as many transactions as the store can
-/// commit one after the other. One transaction runs at a time (one lane), at most `maxBatch` writes each.
+/// commit one after the other. At most `maxBatch` writes a transaction; one transaction runs at a time (one
+/// lane), except on a store whose transactions wait on the network more than on a lock (PostgreSQL: a
+/// registration is several round trips), which runs a few at once (`lanes`).
 ///
 /// The store supplies `perform`, which runs a batch in one transaction. It must run each write in a
 /// savepoint of its own and roll back only that savepoint when the write throws (the write's caller gets
@@ -44,7 +46,8 @@ public final class GroupCommit<Connection>: Sendable {
 
     @usableFromInline struct State {
         @usableFromInline var waiting: [Write] = []
-        @usableFromInline var running = false
+        /// Lanes with a batch running (or about to take one).
+        @usableFromInline var running = 0
         @usableFromInline init() {}
     }
 
@@ -56,12 +59,17 @@ public final class GroupCommit<Connection>: Sendable {
 
     @usableFromInline let state = Mutex(State())
     @usableFromInline let maxBatch: Int
+    @usableFromInline let lanes: Int
     @usableFromInline let lane: Lane
 
-    /// Batches run from a task: `perform` is awaited.
-    public init(maxBatch: Int = 256, perform: @escaping @Sendable ([Write]) async -> Error?) {
-        precondition(maxBatch > 0)
+    /// Batches run from tasks: `perform` is awaited. With `lanes` above one, up to that many batches run
+    /// at once, each in a transaction of its own: a write that arrives while every lane is busy waits for
+    /// the first to finish. Writes of one batch are not ordered against another's, so the store must order
+    /// conflicting writes itself (PostgreSQL's row and advisory locks do), and each lane holds a connection.
+    public init(maxBatch: Int = 256, lanes: Int = 1, perform: @escaping @Sendable ([Write]) async -> Error?) {
+        precondition(maxBatch > 0 && lanes > 0)
         self.maxBatch = maxBatch
+        self.lanes = lanes
         lane = .async(perform)
     }
 
@@ -73,6 +81,7 @@ public final class GroupCommit<Connection>: Sendable {
                 perform: @escaping @Sendable (_ batch: [Write], _ arrivals: () -> [Write]) -> Error?) {
         precondition(maxBatch > 0)
         self.maxBatch = maxBatch
+        lanes = 1
         lane = .serial(enqueue: enqueue, perform: perform)
     }
 
@@ -93,8 +102,9 @@ public final class GroupCommit<Connection>: Sendable {
             })
             let start = state.withLock { s in
                 s.waiting.append(write)
-                defer { s.running = true }
-                return !s.running
+                guard s.running < lanes else { return false }
+                s.running += 1
+                return true
             }
             guard start else { return }
             switch lane {
@@ -110,13 +120,14 @@ public final class GroupCommit<Connection>: Sendable {
     /// The next batch (at most `maxBatch` writes); empty, and the lane free again, when nobody waits.
     @inlinable func nextBatch() -> [Write] { take(atMost: maxBatch, freeingTheLane: true) }
 
-    /// Up to `limit` waiting writes, oldest first. The lane stays taken unless `freeingTheLane` and none wait.
+    /// Up to `limit` waiting writes, oldest first. The caller's lane stays taken unless `freeingTheLane` and
+    /// none wait.
     @inlinable func take(atMost limit: Int, freeingTheLane: Bool) -> [Write] {
         state.withLock { s in
             let n = min(limit, s.waiting.count)
             let taken = Array(s.waiting.prefix(n))
             s.waiting.removeFirst(n)
-            if taken.isEmpty && freeingTheLane { s.running = false }
+            if taken.isEmpty && freeingTheLane { s.running -= 1 }
             return taken
         }
     }

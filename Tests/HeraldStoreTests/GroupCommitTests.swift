@@ -74,6 +74,32 @@ import Testing
         #expect(ran.map(\.count) == [4, 4, 2])
     }
 
+    /// PostgreSQL's registrations run a few group transactions at once (each holds a connection): never
+    /// more than `lanes`, and every write is answered.
+    @Test func anAsyncGroupRunsUpToItsLanesTransactionsAtOnce() async throws {
+        let transactions = Transactions()
+        let inFlight = Mutex((now: 0, most: 0))
+        let group = GroupCommit<Transactions>(maxBatch: 1, lanes: 2) { batch in
+            inFlight.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+            // Holds its transaction until another one runs beside it (at most half a second): with one lane
+            // none ever would.
+            for _ in 0..<500 where inFlight.withLock({ $0.now }) < 2 { try? await Task.sleep(for: .milliseconds(1)) }
+            transactions.ran.withLock { $0.append([]) }
+            for write in batch { try? write.run(transactions) }
+            try? await Task.sleep(for: .milliseconds(5))
+            inFlight.withLock { $0.now -= 1 }
+            return nil
+        }
+        let writes = (0..<6).map { value in
+            Task { try await group.write { _ in value } }
+        }
+        var answered: [Int] = []
+        for write in writes { answered.append(try await write.value) }
+        #expect(answered == Array(0..<6))
+        #expect(inFlight.withLock { $0.most } == 2)
+        #expect(transactions.ran.withLock { $0.count } == 6)
+    }
+
     @Test func aLoneWriteCommitsAtOnceAndTheLaneIsFreeAfterwards() async throws {
         let transactions = Transactions()
         let group = Self.makeGroupCommit(maxBatch: 256, transactions)
