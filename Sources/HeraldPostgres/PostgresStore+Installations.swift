@@ -74,10 +74,12 @@ extension PostgresStore {
 
     public func upsertInstallation(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String,
                                    now: Date) async throws -> (InstallationRecord, created: Bool) {
-        try await installationWrites.write { db in
+        let result = try await installationWrites.write { db in
             try Self.lockForUpsert(appID: appID, draft: draft, db)
             return try Self.upsert(appID: appID, draft: draft, match: match, newID: newID, now: now, db)
         }
+        registered(created: result.created)
+        return result
     }
 
     /// First one commit that waits for the disk, whatever the server's `synchronous_commit`: the import's
@@ -290,17 +292,20 @@ extension PostgresStore {
                 WHERE app_id = $3 AND device_token = $4 AND seq <> $5
                 """, [now.pg, now.pg, .text(appID), .text(token), .integer(r.seq)])
         }
+        var written: Set<String>?
         if let tags = draft.tags {
             if existing != nil {
                 try db.execute("DELETE FROM installation_tags WHERE app_id = $1 AND seq = $2", [.text(appID), .integer(r.seq)])
             }
-            let unique = Array(Set(tags))
+            let unique = Set(tags)
             if !unique.isEmpty {
                 try db.execute("INSERT INTO installation_tags (app_id, tag, seq) SELECT $1, t, $3 FROM unnest($2::text[]) AS t",
-                               [.text(appID), PGArray.text(unique), .integer(r.seq)])
+                               [.text(appID), PGArray.text(Array(unique)), .integer(r.seq)])
             }
+            written = unique
         }
-        return (loadTags ? try withTags(r, db) : r, existing == nil)
+        guard loadTags else { return (r, existing == nil) }
+        return (try r.answering(written: written, existed: existing != nil) { try withTags($0, db) }, existing == nil)
     }
 
     /// The installation first, then its tags (no foreign key cascades them since migration 9): the

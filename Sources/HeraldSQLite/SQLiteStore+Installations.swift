@@ -148,14 +148,7 @@ extension SQLiteStore {
             written = unique
         }
         guard loadTags else { return (r, existing == nil) }
-        // The answer comes from what was written, not read back: the tags just inserted, in the order
-        // `withTags` reads them (SQLite's BINARY collation, byte order); a new row without tags has none.
-        if let written {
-            r.tags = written.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        } else if existing != nil {
-            r = try withTags(r, db)
-        }
-        return (r, existing == nil)
+        return (try r.answering(written: written, existed: existing != nil) { try withTags($0, db) }, existing == nil)
     }
 
     public func deleteInstallation(appID: String, id: String) async throws -> Bool {

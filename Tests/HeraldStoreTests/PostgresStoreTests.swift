@@ -53,6 +53,53 @@ import Testing
         #expect(created == 1)
     }
 
+    /// A registry that fills from empty gets statistics once this process created `RegistryStatistics.rows`
+    /// installations, so the plan PostgreSQL caches for the registration's token lookup reads the (app,
+    /// token) index instead of walking every installation of the app (a new store's registrations slowed
+    /// down with every row until autovacuum's next round).
+    @Test(.enabled(if: TestPostgres.url != nil, TestPostgres.skipReason))
+    func aRegistryFilledFromEmptyKeepsItsTokenLookupOnTheTokenIndex() async throws {
+        let store = try await PostgresStore(url: try await TestPostgres.freshDatabase(), poolSize: 4)
+        try await makeApp(store)
+        let rows = store.registryStatistics.rows
+        #expect(try await Self.genericTokenLookupPlan(store).contains("installations_app_seq"),
+                "without statistics, the cached plan walks the app's rows: the case this guards against")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    for n in stride(from: worker, to: rows, by: 8) { _ = try await register(store, iid: "i-\(n)", token: "t-\(n)") }
+                }
+            }
+            try await group.waitForAll()
+        }
+        for _ in 0..<500 where try await Self.lastAnalyze(store) == nil { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(try await Self.lastAnalyze(store) != nil, "the registry was analyzed after \(rows) registrations")
+        let plan = try await Self.genericTokenLookupPlan(store)
+        #expect(plan.contains("installations_app_token") && !plan.contains("installations_app_seq"), "\(plan)")
+        #expect(try await store.analyzeRegistryIfUnmeasured() == false, "statistics that count the rows are left alone")
+    }
+
+    static func lastAnalyze(_ store: PostgresStore) async throws -> Double? {
+        try await store.database.withConnection { db in
+            try db.first("SELECT extract(epoch FROM coalesce(last_analyze, last_autoanalyze)) FROM pg_stat_user_tables WHERE relname = 'installations'") {
+                $0.optionalDouble(0)
+            } ?? nil
+        }
+    }
+
+    /// The plan PostgreSQL would cache for the registration's lookup by token (its text as the store has it).
+    static func genericTokenLookupPlan(_ store: PostgresStore) async throws -> String {
+        try await store.database.withConnection { db in
+            try db.executeScript("""
+                BEGIN; SET LOCAL plan_cache_mode = force_generic_plan;
+                PREPARE herald_test_lookup(text, text) AS
+                SELECT \(PostgresStore.installationColumns) FROM installations WHERE app_id = $1 AND device_token = $2 LIMIT 1 FOR UPDATE
+                """)
+            defer { try? db.executeScript("DEALLOCATE herald_test_lookup; COMMIT") }
+            return try db.all("EXPLAIN EXECUTE herald_test_lookup('app1', 'none')") { $0.text(0) }.joined(separator: "\n")
+        }
+    }
+
     @Test func passwordsAreRedacted() {
         #expect(PostgresStore.redacted("postgres://herald:s3cr%40t@db.example:5432/herald?sslmode=require")
                 == "postgres://herald:***@db.example:5432/herald?sslmode=require")

@@ -30,6 +30,22 @@ import Testing
         #expect(try await store.installationCount(appID: "app1") == 1)
     }
 
+    /// An upsert answers from what it wrote (no read back): the same tags, in the same order, as a read of
+    /// the stored row gives, byte order included; an update that sends no tags answers with the stored ones.
+    @Test(arguments: StoreKind.available) func anUpsertAnswersWithTheTagsAReadGives(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
+        try await makeApp(store)
+        let tagged = try await register(store, iid: "i-1", token: "aa", tags: ["é", "b", "Z", "É", "b", "a-1", "a"])
+        #expect(tagged.tags == ["Z", "a", "a-1", "b", "É", "é"])
+        #expect(try await store.installation(appID: "app1", id: tagged.id)?.tags == tagged.tags)
+        var noTags = InstallationDraft(installationID: "i-1")
+        noTags.badge = 2
+        let updated = try await store.upsertInstallation(appID: "app1", draft: noTags, match: .installationIDOrToken, newID: "unused", now: t0).0
+        #expect(updated.badge == 2 && updated.tags == tagged.tags)
+        let untagged = try await register(store, iid: "i-2", token: "bb")
+        #expect(untagged.tags.isEmpty)
+    }
+
     @Test(arguments: StoreKind.available) func aTokenMovingToAnotherInstallationDeactivatesTheStaleRow(_ kind: StoreKind) async throws {
         let store = try await kind.makeStore().store
         try await makeApp(store)

@@ -11,6 +11,20 @@ extension InstallationRecord {
             inactiveAt: nil, createdAt: createdAt ?? now, updatedAt: now, lastSeenAt: now, tokenUpdatedAt: now)
     }
 
+    /// The record an upsert answers with, from what it wrote rather than read back (on PostgreSQL a read is
+    /// a round trip): the tags it wrote (`written`), in the order both stores list them (once each, in byte
+    /// order: SQLite's BINARY collation, PostgreSQL's "C"); an existing record's stored tags (`readTags`)
+    /// when it wrote none; a new record without tags has none.
+    public func answering(written: Set<String>?, existed: Bool,
+                          readTags: (InstallationRecord) throws -> InstallationRecord) rethrows -> InstallationRecord {
+        if let written {
+            var answer = self
+            answer.tags = written.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            return answer
+        }
+        return existed ? try readTags(self) : self
+    }
+
     /// The draft's fields over the record's, all but the installation id (changing it needs a conflict check)
     /// and the tags (a separate table).
     public mutating func apply(_ draft: InstallationDraft, now: Date) {
