@@ -7,39 +7,47 @@ extension PostgresDatabase {
     /// Returns the error that stopped the whole transaction, else nil.
     ///
     /// Writes rarely fail, so the group first runs without savepoints: each costs two more round trips to
-    /// PostgreSQL per write (`SAVEPOINT`, `RELEASE`), and a registration is only four or five. If a write
-    /// throws, that transaction is rolled back and the group runs again, each write in a savepoint, so the
-    /// failing one fails alone (as SQLite's `commitGroupOnWriter` does).
+    /// PostgreSQL per write (`SAVEPOINT`, `RELEASE`), and a registration is only three. If a write throws,
+    /// that transaction is rolled back and the group runs again: the writes before the one that threw as
+    /// they did, that one and those after it each in a savepoint, so a failing write fails alone (as SQLite's
+    /// `commitGroupOnWriter` does). Should an earlier write throw in that run (another transaction changed
+    /// what it found meanwhile), the next run puts savepoints from that one on, and so on: each run has
+    /// savepoints from an earlier write than the last, so the runs end.
     ///
     /// Durability is the same as one transaction per write: callers are answered after `COMMIT` returned,
     /// that is after PostgreSQL flushed the group's WAL (with the server's `synchronous_commit`).
     func commitGroup(_ writes: [GroupCommit<PostgresConnection>.Write]) async -> Error? {
-        do {
+        var savepointsFrom = writes.count
+        while true {
             do {
-                try await write { connection in
-                    for write in writes {
+                try await write { [savepointsFrom] connection in
+                    for (index, write) in writes.enumerated() {
+                        guard index < savepointsFrom else {
+                            try Self.runInSavepoint(write, connection)
+                            continue
+                        }
                         do {
                             try write.run(connection)
                         } catch let error as PostgresError where Self.failsTheGroup(error) {
                             throw error
                         } catch {
-                            throw AWriteFailed()
+                            throw AWriteFailed(index: index)
                         }
                     }
                 }
-            } catch is AWriteFailed {
-                try await write { connection in
-                    for write in writes { try Self.runInSavepoint(write, connection) }
-                }
+                return nil
+            } catch let failed as AWriteFailed {
+                savepointsFrom = failed.index
+            } catch {
+                return error
             }
-            return nil
-        } catch {
-            return error
         }
     }
 
-    /// A write of a group failed on its own: the group runs again, each write in a savepoint.
-    private struct AWriteFailed: Error {}
+    /// A write that ran without a savepoint failed on its own: the group runs again, savepoints from it on.
+    private struct AWriteFailed: Error {
+        let index: Int
+    }
 
     /// Errors that end the whole group's transaction rather than one write: a race or deadlock (`write`
     /// runs the group again), a lost connection, a full disk.

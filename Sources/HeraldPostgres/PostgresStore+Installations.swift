@@ -43,26 +43,22 @@ extension PostgresStore {
     }
 
     /// SQLite's single writer made "look up, then insert or update" atomic. Here concurrent writers of the
-    /// same installation id or token serialize on transaction-scoped advisory locks (taken in one order, so
-    /// they cannot deadlock); every registration shares an app-wide lock that an import and `deleteApp` take
-    /// alone. Installations have no foreign key to their app (migration 9): the first statement after the
-    /// app's lock also checks that the app is still there (its snapshot is taken after the lock, so it sees
-    /// a `deleteApp` that committed meanwhile), and a write for a deleted app is `notFound`.
+    /// same installation id or token serialize on transaction-scoped advisory locks, all taken by one
+    /// statement in one order (the app's, then the keys sorted; PostgreSQL evaluates a select list in
+    /// order), so they cannot deadlock; every registration shares an app-wide lock that an import and
+    /// `deleteApp` take alone.
+    ///
+    /// Installations have no foreign key to their app (migration 9). Each later statement's snapshot is taken
+    /// after the locks, so it sees a `deleteApp` that committed while this one waited: the lookups find none
+    /// of the app's rows, and `insertInstallation` stores nothing for an app that is gone (`notFound`).
     static func lockForUpsert(appID: String, draft: InstallationDraft, _ db: PostgresConnection) throws {
-        try db.execute("SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))", [.text(appLockKey(appID))])
         var keys: [String] = []
         if let iid = draft.installationID { keys.append("herald.iid:\(appID):\(iid)") }
         if let token = draft.deviceToken { keys.append("herald.token:\(appID):\(token)") }
-        var appFound: Bool?
-        for key in keys.sorted() {
-            guard appFound == nil else {
-                try db.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text(key)])
-                continue
-            }
-            appFound = try db.first("SELECT pg_advisory_xact_lock(hashtextextended($1, 0)), EXISTS (SELECT 1 FROM apps WHERE id = $2)",
-                                    [.text(key), .text(appID)]) { $0.bool(1) }
-        }
-        guard try appFound ?? appExists(appID, db) else { throw StoreError.notFound }
+        keys.sort()
+        let locks = ["pg_advisory_xact_lock_shared(hashtextextended($1, 0))"]
+            + keys.indices.map { "pg_advisory_xact_lock(hashtextextended($\($0 + 2), 0))" }
+        try db.execute("SELECT " + locks.joined(separator: ", "), [.text(appLockKey(appID))] + keys.map { .text($0) })
     }
 
     /// The advisory lock of an app's registry: shared by registrations, alone for an import or a deletion.
@@ -268,14 +264,13 @@ extension PostgresStore {
             .bool(r.active), .optionalText(r.inactiveReason), r.inactiveAt.pg, r.updatedAt.pg, r.lastSeenAt.pg,
             r.tokenUpdatedAt.pg,
         ]
+        let tags = draft.tags.map(Set.init)
         if existing == nil {
-            r.seq = try db.first("""
-                INSERT INTO installations (installation_id, device_token, environment, topic, alias, user_id, locale, time_zone,
-                badge, app_version, os_version, device_model, properties, active, inactive_reason, inactive_at, updated_at,
-                last_seen_at, token_updated_at, id, app_id, created_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
-                RETURNING seq
-                """, values + [.text(r.id), .text(appID), r.createdAt.pg]) { $0.int64(0) } ?? 0
+            guard let seq = try db.first(insertInstallation, values + [.text(r.id), .text(appID), r.createdAt.pg, PGArray.text(Array(tags ?? []))],
+                                         { $0.int64(0) }) else {
+                throw StoreError.notFound   // the app was deleted
+            }
+            r.seq = seq
         } else {
             try db.execute("""
                 UPDATE installations SET installation_id = $1, device_token = $2, environment = $3, topic = $4, alias = $5,
@@ -292,21 +287,34 @@ extension PostgresStore {
                 WHERE app_id = $3 AND device_token = $4 AND seq <> $5
                 """, [now.pg, now.pg, .text(appID), .text(token), .integer(r.seq)])
         }
-        var written: Set<String>?
-        if let tags = draft.tags {
-            if existing != nil {
-                try db.execute("DELETE FROM installation_tags WHERE app_id = $1 AND seq = $2", [.text(appID), .integer(r.seq)])
-            }
-            let unique = Set(tags)
-            if !unique.isEmpty {
+        if let tags, existing != nil {
+            try db.execute("DELETE FROM installation_tags WHERE app_id = $1 AND seq = $2", [.text(appID), .integer(r.seq)])
+            if !tags.isEmpty {
                 try db.execute("INSERT INTO installation_tags (app_id, tag, seq) SELECT $1, t, $3 FROM unnest($2::text[]) AS t",
-                               [.text(appID), PGArray.text(Array(unique)), .integer(r.seq)])
+                               [.text(appID), PGArray.text(Array(tags)), .integer(r.seq)])
             }
-            written = unique
         }
         guard loadTags else { return (r, existing == nil) }
-        return (try r.answering(written: written, existed: existing != nil) { try withTags($0, db) }, existing == nil)
+        return (try r.answering(written: tags, existed: existing != nil) { try withTags($0, db) }, existing == nil)
     }
+
+    /// A new installation and its tags ($23) in one statement (one round trip), stored only if its app ($21)
+    /// still exists: no row comes back otherwise. The parameters are cast because in `INSERT ... SELECT` they
+    /// do not take the columns' types.
+    static let insertInstallation = """
+        WITH inserted AS (
+            INSERT INTO installations (installation_id, device_token, environment, topic, alias, user_id, locale, time_zone,
+            badge, app_version, os_version, device_model, properties, active, inactive_reason, inactive_at, updated_at,
+            last_seen_at, token_updated_at, id, app_id, created_at)
+            SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::bigint, $10::text,
+                   $11::text, $12::text, $13::text, $14::boolean, $15::text, $16::float8, $17::float8, $18::float8, $19::float8,
+                   $20::text, $21::text, $22::float8
+            WHERE EXISTS (SELECT 1 FROM apps WHERE id = $21::text)
+            RETURNING seq),
+        tagged AS (
+            INSERT INTO installation_tags (app_id, tag, seq) SELECT $21::text, t, inserted.seq FROM inserted, unnest($23::text[]) AS t)
+        SELECT seq FROM inserted
+        """
 
     /// The installation first, then its tags (no foreign key cascades them since migration 9): the
     /// installation's delete waits for a tag change holding its row, so the tags' delete, a statement

@@ -7,13 +7,16 @@ import Synchronization
 /// store's registrations got slower with every row, 0.94 ms a lookup after 6,000 (docs/performance.md,
 /// "Round 15"). Autovacuum's analyze fixes that, but only on its next round (a minute by default), and the
 /// first registrations of a new deployment (or of row 4's benchmark) come in a burst before it. So once this
-/// process has created `rows` installations, it analyzes the registry if PostgreSQL's statistics still
-/// count fewer than half of them; the ANALYZE invalidates every connection's cached plans. Any statistics
+/// store (one per process) has created `rows` installations, it analyzes the registry if PostgreSQL's
+/// statistics still count fewer than half of them; the ANALYZE invalidates every connection's cached plans.
+/// Best effort, once: a failed ANALYZE is left to autovacuum. `close()` waits for one under way. Any statistics
 /// taken with rows in the table are enough: the plans then choose the (app, token) and seq indexes at
 /// every size. (Statistics of the empty table are not: PostgreSQL then trusts it is empty and scans it.)
 final class RegistryStatistics: Sendable {
     let rows: Int
     private let created = Atomic<Int>(0)
+    /// The ANALYZE started at the `rows`-th installation, for `close()` to wait for.
+    let analysis = Mutex<Task<Void, Never>?>(nil)
 
     init(rows: Int = 1_000) { self.rows = rows }
 
@@ -27,7 +30,8 @@ extension PostgresStore {
     /// After a registration: analyzes the registry in the background once enough rows were created.
     func registered(created: Bool) {
         guard created, registryStatistics.countCreated() else { return }
-        Task.detached { [self] in try? await analyzeRegistryIfUnmeasured() }
+        let analysis = Task.detached { [self] in _ = try? await analyzeRegistryIfUnmeasured() }
+        registryStatistics.analysis.withLock { $0 = analysis }
     }
 
     /// ANALYZE of the installation tables when PostgreSQL's row estimate for them is missing (-1) or below

@@ -9,9 +9,10 @@ import Synchronization
 /// lane), except on a store whose transactions wait on the network more than on a lock (PostgreSQL: a
 /// registration is several round trips), which runs a few at once (`lanes`).
 ///
-/// The store supplies `perform`, which runs a batch in one transaction. It must run each write in a
-/// savepoint of its own and roll back only that savepoint when the write throws (the write's caller gets
-/// that error; the others are unaffected), and return the error that stopped the whole transaction (its
+/// The store supplies `perform`, which runs a batch in one transaction. It must run each write as if in a
+/// savepoint of its own, undoing only that write when it throws (the write's caller gets that error; the
+/// others are unaffected; both stores first run the batch without savepoints and again with them only
+/// when a write threw), and return the error that stopped the whole transaction (its
 /// commit failed, or the transaction could not continue), or nil once it committed.
 ///
 /// Batches run on one of two lanes. `async`: a task takes a batch, awaits `perform`, answers, takes the
