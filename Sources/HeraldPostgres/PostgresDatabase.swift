@@ -101,8 +101,8 @@ final class PostgresDatabase: Sendable {
     }
 
     /// Runs `body` in one read-committed write transaction. A transaction that lost a serialization race
-    /// or a deadlock runs again (a few times); one that failed for lack of space throws
-    /// `StoreError.storageFull`.
+    /// or a deadlock runs again, up to `retries` times, then throws `StoreError.unavailable` (a 503: the
+    /// caller may try again); one that failed for lack of space throws `StoreError.storageFull`.
     @discardableResult
     func write<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         do {
@@ -111,8 +111,11 @@ final class PostgresDatabase: Sendable {
                 while true {
                     do {
                         return try connection.transaction { try body(connection) }
-                    } catch let error as PostgresError where error.isRetryable && attempt < 5 {
+                    } catch let error as PostgresError where error.isRetryable {
                         attempt += 1
+                        guard attempt <= Self.retries else {
+                            throw StoreError.unavailable("the write kept losing to concurrent ones (\(error.message)); try again")
+                        }
                     }
                 }
             }
@@ -124,6 +127,9 @@ final class PostgresDatabase: Sendable {
             throw failure
         }
     }
+
+    /// How many times a transaction that lost a serialization race or a deadlock runs again.
+    static let retries = 5
 
     /// Runs `body` in a read-only repeatable-read transaction: one consistent snapshot, as a SQLite read.
     func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {

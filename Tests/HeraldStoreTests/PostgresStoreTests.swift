@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import HeraldStore
 @testable import HeraldPostgres
@@ -77,6 +78,34 @@ import Testing
         let plan = try await Self.genericTokenLookupPlan(store)
         #expect(plan.contains("installations_app_token") && !plan.contains("installations_app_seq"), "\(plan)")
         #expect(try await store.analyzeRegistryIfUnmeasured() == false, "statistics that count the rows are left alone")
+    }
+
+    /// A write that keeps losing races (a deadlock each time, as two registration groups on different
+    /// connections can) runs again a few times, then fails as "unavailable" (a 503 the client may retry),
+    /// not as a raw PostgreSQL error (a 500).
+    @Test(.enabled(if: TestPostgres.url != nil, TestPostgres.skipReason))
+    func aWriteThatKeepsLosingRacesIsUnavailable() async throws {
+        let store = try await PostgresStore(url: try await TestPostgres.freshDatabase(), poolSize: 1)
+        let runs = Mutex(0)
+        await #expect(throws: StoreError.self) {
+            try await store.database.write { _ in
+                runs.withLock { $0 += 1 }
+                throw PostgresError(sqlState: "40P01", message: "deadlock detected")
+            }
+        }
+        #expect(runs.withLock { $0 } == PostgresDatabase.retries + 1)
+        let error = await #expect(throws: StoreError.self) {
+            try await store.database.write { _ in throw PostgresError(sqlState: "40001", message: "could not serialize access") }
+        }
+        guard case .unavailable(let message)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(message.contains("try again"))
+        // A write that wins after a lost race commits as usual.
+        let attempts = Mutex(0)
+        let value = try await store.database.write { _ in
+            if attempts.withLock({ $0 += 1; return $0 }) < 3 { throw PostgresError(sqlState: "40P01", message: "deadlock detected") }
+            return 7
+        }
+        #expect(value == 7 && attempts.withLock { $0 } == 3)
     }
 
     static func lastAnalyze(_ store: PostgresStore) async throws -> Double? {
