@@ -299,8 +299,8 @@ extension PostgresStore {
     }
 
     /// A new installation and its tags ($23) in one statement (one round trip), stored only if its app ($21)
-    /// still exists: no row comes back otherwise. The parameters are cast because in `INSERT ... SELECT` they
-    /// do not take the columns' types.
+    /// still exists: no row comes back otherwise. The parameters are cast to the columns' types so that they
+    /// do not depend on what PostgreSQL infers for the select list of an `INSERT ... SELECT`.
     static let insertInstallation = """
         WITH inserted AS (
             INSERT INTO installations (installation_id, device_token, environment, topic, alias, user_id, locale, time_zone,
