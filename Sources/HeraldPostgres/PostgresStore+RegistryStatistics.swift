@@ -35,7 +35,7 @@ extension PostgresStore {
     }
 
     /// ANALYZE of the installation tables when PostgreSQL's row estimate for them is missing (-1) or below
-    /// half of what this process alone created; true if it ran.
+    /// half of what this store alone created; true if it ran.
     @discardableResult
     func analyzeRegistryIfUnmeasured() async throws -> Bool {
         let rows = registryStatistics.rows
