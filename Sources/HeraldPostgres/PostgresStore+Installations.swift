@@ -243,8 +243,7 @@ extension PostgresStore {
             }
             if existing == nil, let token = draft.deviceToken {
                 // A reinstall keeps the token but gets a new installation id: adopt the old row.
-                existing = try db.first("SELECT \(installationColumns) FROM installations WHERE app_id = $1 AND device_token = $2 LIMIT 1 FOR UPDATE",
-                                        [.text(appID), .text(token)], installation)
+                existing = try db.first(selectByToken, [.text(appID), .text(token)], installation)
                 if existing == nil { tokenMayBeElsewhere = false }
             }
         }
@@ -297,6 +296,10 @@ extension PostgresStore {
         guard loadTags else { return (r, existing == nil) }
         return (try r.answering(written: tags, existed: existing != nil) { try withTags($0, db) }, existing == nil)
     }
+
+    /// A registration's lookup by token ($2) in its app ($1), locking the row found. PostgreSQL must plan it
+    /// with statistics (`RegistryStatistics`): without, its cached plan walks every row of the app.
+    static let selectByToken = "SELECT \(installationColumns) FROM installations WHERE app_id = $1 AND device_token = $2 LIMIT 1 FOR UPDATE"
 
     /// A new installation and its tags ($23) in one statement (one round trip), stored only if its app ($21)
     /// still exists: no row comes back otherwise. The parameters are cast to the columns' types so that they

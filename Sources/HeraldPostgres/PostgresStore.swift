@@ -36,17 +36,18 @@ public final class PostgresStore: HeraldStorage {
     }
 
     /// Group transactions of registrations in flight at once: half the pool, so reads and pushes still find
-    /// connections (an import's second connection, taken only when one is idle, is rarer under a burst). A registration is several round trips to PostgreSQL (~0.13 ms each here), and
-    /// one group at a time left both ends idle between them: with 16 clients, 2 lanes of the serve's pool of
-    /// 8 registered 1,885/s, 4 lanes 2,857-3,267/s, 6 lanes 3,402/s (docs/performance.md, "Round 15").
-    /// Two groups may each hold a lock the other's next write wants; PostgreSQL reports the deadlock after
-    /// `deadlock_timeout` (a second by default) and the group it aborted runs again (`PostgresDatabase.write`;
-    /// after `retries` such losses its callers get `StoreError.unavailable`, a 503).
+    /// connections (an import's second connection, taken only when one is idle, is rarer under a burst). A
+    /// registration is several round trips to PostgreSQL (~0.13 ms each here), and one group at a time left
+    /// both ends idle between them: with 16 clients, 2 lanes of the serve's pool of 8 registered 1,885/s,
+    /// 4 lanes 2,857-3,267/s, 6 lanes 3,402/s (docs/performance.md, "Round 15"). Two groups may each hold a
+    /// lock the other's next write wants; PostgreSQL reports the deadlock after `deadlock_timeout` (a second
+    /// by default) and the group it aborted runs again (`PostgresDatabase.write`; after `retries` such losses
+    /// its callers get `StoreError.unavailable`, a 503).
     static func registrationLanes(poolSize: Int) -> Int { max(1, poolSize / 2) }
 
     /// Closes the pool's connections; the store must not be used afterwards.
     public func close() async {
-        await registryStatistics.analysis.withLock { $0 }?.value
+        _ = await registryStatistics.analysis.withLock { $0 }?.value
         await database.close()
     }
 
