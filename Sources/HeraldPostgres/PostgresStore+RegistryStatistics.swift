@@ -15,8 +15,8 @@ import Synchronization
 final class RegistryStatistics: Sendable {
     let rows: Int
     private let created = Atomic<Int>(0)
-    /// The ANALYZE started at the `rows`-th installation, for `close()` to wait for.
-    let analysis = Mutex<Task<Void, Never>?>(nil)
+    /// The check started at the `rows`-th installation, for `close()` to wait for: true if it analyzed.
+    let analysis = Mutex<Task<Bool, Never>?>(nil)
 
     init(rows: Int = 1_000) { self.rows = rows }
 
@@ -30,7 +30,7 @@ extension PostgresStore {
     /// After a registration: analyzes the registry in the background once enough rows were created.
     func registered(created: Bool) {
         guard created, registryStatistics.countCreated() else { return }
-        let analysis = Task.detached { [self] in _ = try? await analyzeRegistryIfUnmeasured() }
+        let analysis = Task.detached { [self] in (try? await analyzeRegistryIfUnmeasured()) ?? false }
         registryStatistics.analysis.withLock { $0 = analysis }
     }
 
