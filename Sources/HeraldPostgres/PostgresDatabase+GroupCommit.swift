@@ -14,13 +14,26 @@ extension PostgresDatabase {
     /// what it found meanwhile), the next run puts savepoints from that one on, and so on: each run has
     /// savepoints from an earlier write than the last, so the runs end.
     ///
+    /// A group of registrations first runs its `batch` in each run of the transaction, before the writes
+    /// (which then find most of their work done). Should the batch's own statements fail (a value PostgreSQL
+    /// refuses, in one registration of the group), the group runs again without it, one write at a time, so
+    /// that only the registration at fault fails.
+    ///
     /// Durability is the same as one transaction per write: callers are answered after `COMMIT` returned,
     /// that is after PostgreSQL flushed the group's WAL (with the server's `synchronous_commit`).
-    func commitGroup(_ writes: [GroupCommit<PostgresConnection>.Write]) async -> Error? {
+    func commitGroup(_ writes: [GroupCommit<PostgresConnection>.Write], batch: RegistrationBatch? = nil) async -> Error? {
         var savepointsFrom = writes.count
+        var batch = batch
         while true {
             do {
-                try await write { [savepointsFrom] connection in
+                try await write { [savepointsFrom, batch] connection in
+                    do {
+                        try batch?.write(connection)
+                    } catch let error as PostgresError where Self.failsTheGroup(error) {
+                        throw error
+                    } catch {
+                        throw TheBatchFailed()
+                    }
                     for (index, write) in writes.enumerated() {
                         guard index < savepointsFrom else {
                             try Self.runInSavepoint(write, connection)
@@ -38,6 +51,9 @@ extension PostgresDatabase {
                 return nil
             } catch let failed as AWriteFailed {
                 savepointsFrom = failed.index
+            } catch is TheBatchFailed {
+                batch?.forget()
+                batch = nil
             } catch {
                 return error
             }
@@ -48,6 +64,9 @@ extension PostgresDatabase {
     private struct AWriteFailed: Error {
         let index: Int
     }
+
+    /// The group's batch failed on its own: the group runs again without it.
+    private struct TheBatchFailed: Error {}
 
     /// Errors that end the whole group's transaction rather than one write: a race or deadlock (`write`
     /// runs the group again), a lost connection, a full disk.

@@ -52,13 +52,18 @@ extension PostgresStore {
     /// after the locks, so it sees a `deleteApp` that committed while this one waited: the lookups find none
     /// of the app's rows, and `insertInstallation` stores nothing for an app that is gone (`notFound`).
     static func lockForUpsert(appID: String, draft: InstallationDraft, _ db: PostgresConnection) throws {
-        var keys: [String] = []
-        if let iid = draft.installationID { keys.append("herald.iid:\(appID):\(iid)") }
-        if let token = draft.deviceToken { keys.append("herald.token:\(appID):\(token)") }
-        keys.sort()
+        let keys = lockKeys(appID: appID, draft: draft).sorted()
         let locks = ["pg_advisory_xact_lock_shared(hashtextextended($1, 0))"]
             + keys.indices.map { "pg_advisory_xact_lock(hashtextextended($\($0 + 2), 0))" }
         try db.execute("SELECT " + locks.joined(separator: ", "), [.text(appLockKey(appID))] + keys.map { .text($0) })
+    }
+
+    /// The advisory locks a write of `draft` takes besides its app's: its installation id's and its token's.
+    static func lockKeys(appID: String, draft: InstallationDraft) -> [String] {
+        var keys: [String] = []
+        if let iid = draft.installationID { keys.append("herald.iid:\(appID):\(iid)") }
+        if let token = draft.deviceToken { keys.append("herald.token:\(appID):\(token)") }
+        return keys
     }
 
     /// The advisory lock of an app's registry: shared by registrations, alone for an import or a deletion.
@@ -70,8 +75,13 @@ extension PostgresStore {
 
     public func upsertInstallation(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String,
                                    now: Date) async throws -> (InstallationRecord, created: Bool) {
-        let result = try await installationWrites.write { db in
-            try Self.lockForUpsert(appID: appID, draft: draft, db)
+        // A registration may be written with the rest of its group (`RegistrationBatch`), which leaves its
+        // body the record it inserted, or the locks it took.
+        var pending: PendingRegistration?
+        if case .installationIDOrToken = match { pending = PendingRegistration(appID: appID, draft: draft, newID: newID, now: now) }
+        let result = try await installationWrites.write(payload: pending) { [pending] db in
+            if let inserted = pending?.inserted { return (inserted, created: true) }
+            if pending?.locked != true { try Self.lockForUpsert(appID: appID, draft: draft, db) }
             return try Self.upsert(appID: appID, draft: draft, match: match, newID: newID, now: now, db)
         }
         registered(created: result.created)

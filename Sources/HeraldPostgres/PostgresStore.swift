@@ -30,7 +30,9 @@ public final class PostgresStore: HeraldStorage {
         } catch let error as PostgresError {
             throw PostgresError(sqlState: error.sqlState, message: "\(Self.redacted(url)): \(error.message)")
         }
-        installationWrites = GroupCommit(lanes: Self.registrationLanes(poolSize: poolSize)) { [database] in await database.commitGroup($0) }
+        installationWrites = GroupCommit(lanes: Self.registrationLanes(poolSize: poolSize)) { [database] in
+            await database.commitGroup($0, batch: RegistrationBatch($0))
+        }
         let stamp = now.timeIntervalSince1970
         _ = try await database.withConnection { try PostgresSchema.migrate($0, now: stamp) }
     }

@@ -35,7 +35,12 @@ public final class GroupCommit<Connection>: Sendable {
     public final class Write: @unchecked Sendable {
         @usableFromInline let body: (Connection) throws -> Void
         @usableFromInline let answer: (_ transactionFailure: Error?) -> Void
-        @usableFromInline init(body: @escaping (Connection) throws -> Void, answer: @escaping (Error?) -> Void) {
+        /// What the write is, for a store that runs some kinds of write of a batch together (PostgreSQL's
+        /// registrations, `RegistrationBatch`); nil for an opaque write, which only its body can run.
+        public let payload: (any Sendable)?
+        @usableFromInline init(payload: (any Sendable)?, body: @escaping (Connection) throws -> Void,
+                               answer: @escaping (Error?) -> Void) {
+            self.payload = payload
             self.body = body
             self.answer = answer
         }
@@ -87,11 +92,13 @@ public final class GroupCommit<Connection>: Sendable {
     }
 
     /// Runs `body` in the next group transaction; returns its value once that transaction committed. Throws
-    /// what `body` threw (only its own changes were rolled back), or the transaction's failure.
-    @inlinable public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+    /// what `body` threw (only its own changes were rolled back), or the transaction's failure. `payload`
+    /// describes the write to a store's `perform` (`Write.payload`); `body` must still do all of it when run.
+    @inlinable public func write<T: Sendable>(payload: (any Sendable)? = nil,
+                                              _ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let outcome = Outcome<T>()
-            let write = Write(body: { connection in
+            let write = Write(payload: payload, body: { connection in
                 do { outcome.result = .success(try body(connection)) } catch {
                     outcome.result = .failure(error)
                     throw error

@@ -89,6 +89,89 @@ import Testing
         #expect(try await store.analyzeRegistryIfUnmeasured() == false, "statistics that count the rows are left alone")
     }
 
+    /// A group of registrations inserts its new devices in one statement (`RegistrationBatch`): those that
+    /// are the group's first with their installation id and token and that no stored installation has. It
+    /// takes every registration's locks and leaves the rest to their own writes.
+    @Test(.enabled(if: TestPostgres.url != nil, TestPostgres.skipReason))
+    func aGroupInsertsItsNewDevicesTogetherAndLeavesTheRestToTheirOwnWrites() async throws {
+        let store = try await PostgresStore(url: try await TestPostgres.freshDatabase(), poolSize: 2)
+        try await makeApp(store)
+        try await makeApp(store, id: "app2")
+        let stored = try await register(store, iid: "old", token: "aa")
+        var tagged = InstallationDraft(installationID: "i-1", deviceToken: "b1", environment: "sandbox")
+        tagged.tags = ["y", "x", "y"]
+        tagged.badge = 2
+        let drafts: [(app: String, draft: InstallationDraft)] = [
+            ("app1", tagged),                                               // new
+            ("app1", InstallationDraft(installationID: "i-2", deviceToken: "aa")),   // a stored token: its own write
+            ("app1", InstallationDraft(installationID: "i-3", deviceToken: "b1")),   // the group's second "b1": its own write
+            ("app1", InstallationDraft(deviceToken: "c1")),                 // new, token only
+            ("app1", InstallationDraft(installationID: "old")),             // a stored installation id: its own write
+            ("app2", InstallationDraft(installationID: "i-1", deviceToken: "b1")),   // another app's registry: new there
+            ("gone", InstallationDraft(deviceToken: "d1")),                 // no such app: nothing inserted
+        ]
+        let pending = drafts.enumerated().map { n, d in PendingRegistration(appID: d.app, draft: d.draft, newID: "n\(n)", now: t0) }
+        let writes = pending.map { GroupCommit<PostgresConnection>.Write(payload: $0, body: { _ in }, answer: { _ in }) }
+        let batch = try #require(RegistrationBatch(writes))
+        try await store.database.write { db in try batch.write(db) }
+        #expect(pending.map { $0.inserted?.id } == ["n0", nil, nil, "n3", nil, "n5", nil])
+        #expect(pending.filter(\.locked).count == pending.count)
+        let answered = try #require(pending[0].inserted)
+        #expect(answered.tags == ["x", "y"] && answered.badge == 2 && answered.environment == "sandbox" && answered.seq > stored.seq)
+        let read = try #require(try await store.installation(appID: "app1", id: "n0"))
+        #expect(read.seq == answered.seq && read.tags == answered.tags && read.deviceToken == "b1" && read.installationID == "i-1")
+        #expect(try await store.installation(appID: "app1", id: "n3")?.installationID == "n3")
+        #expect(try await store.installationCount(appID: "app1") == 3)
+        #expect(try await store.installationCount(appID: "app2") == 1)
+        batch.forget()
+        #expect(pending.filter { $0.inserted != nil || $0.locked }.isEmpty)
+        // Without another registration, or with a write of another kind, there is no batch.
+        #expect(RegistrationBatch(Array(writes.prefix(1))) == nil)
+        #expect(RegistrationBatch(writes + [GroupCommit<PostgresConnection>.Write(payload: nil, body: { _ in }, answer: { _ in })]) == nil)
+    }
+
+    /// A burst of registrations through the store, on one lane so that they queue into large groups:
+    /// re-registrations, a token registered twice, and one whose new id is taken (its group's batch fails,
+    /// and the group runs again one write at a time). Each answers and stores what registering alone does.
+    @Test(.enabled(if: TestPostgres.url != nil, TestPostgres.skipReason))
+    func aBurstOfRegistrationsAnswersAsEachAloneWhateverItsGroups() async throws {
+        let store = try await PostgresStore(url: try await TestPostgres.freshDatabase(), poolSize: 2)
+        try await makeApp(store)
+        let stored = try await register(store, iid: "old", token: "aa", tags: ["old"])
+        let results = await withTaskGroup(of: (Int, Result<InstallationRecord, Error>).self) { group in
+            for i in 0..<120 {
+                group.addTask {
+                    var draft = InstallationDraft(installationID: "i-\(i)", deviceToken: String(format: "%04x", i), environment: "production")
+                    if i % 40 == 5 { draft.deviceToken = "aa" }        // adopts or takes over the stored token
+                    if i % 40 == 6 { draft.deviceToken = "0000" }      // the token of i = 0, again
+                    draft.tags = ["t\(i % 3)"]
+                    let newID = i == 77 ? stored.id : "n-\(i)"         // taken: this registration fails
+                    do {
+                        return (i, .success(try await store.upsertInstallation(appID: "app1", draft: draft, match: .installationIDOrToken,
+                                                                               newID: newID, now: t0).0))
+                    } catch {
+                        return (i, .failure(error))
+                    }
+                }
+            }
+            return await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+        }
+        #expect(throws: (any Error).self) { try results[77]!.get() }
+        for i in 0..<120 where i != 77 {
+            let record = try results[i]!.get()
+            #expect(record.installationID == "i-\(i)" && record.tags == ["t\(i % 3)"])
+            #expect(try await store.installation(appID: "app1", id: record.id)?.seq == record.seq)
+        }
+        // One installation per token: "aa" and "0000" each ended on one row, whichever registration came last.
+        let holders = try await store.installations(appID: "app1", query: InstallationQuery(deviceToken: "aa", limit: 10))
+        #expect(holders.count == 1)
+        let zeros = try await store.installations(appID: "app1", query: InstallationQuery(deviceToken: "0000", limit: 10))
+        #expect(zeros.count == 1)
+        // A registration whose installation id is unknown but whose token is stored adopts that row: "aa"'s three
+        // end on "old"'s row, and the four of "0000" on one row. 113 tokens of their own (i = 0 among them), and "aa".
+        #expect(try await store.installationCount(appID: "app1") == 114)
+    }
+
     /// A write that keeps losing races (a deadlock each time, as two registration groups on different
     /// connections can) runs again a few times, then fails as "unavailable" (a 503 the client may retry),
     /// not as a raw PostgreSQL error (a 500).
