@@ -34,6 +34,9 @@ final class PostgresConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
     private var prepared: [String: String] = [:]
     private let conninfo: String
+    /// The `BEGIN` of a transaction not sent yet: it goes with the transaction's first statement, in one
+    /// round trip (`transaction`).
+    private var deferredBegin: String?
 
     /// Connects at once, so a wrong URL or an unreachable server fails when the store opens.
     init(conninfo: String) throws {
@@ -91,6 +94,7 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Runs SQL without parameters that may hold several statements (schema). Not prepared.
     func executeScript(_ sql: String) throws {
+        try sendDeferredBegin()
         let conn = try live()
         let result = PQexec(conn, sql)
         defer { PQclear(result) }
@@ -110,12 +114,86 @@ final class PostgresConnection: @unchecked Sendable {
         return name
     }
 
+    /// One statement and its values, for `pipeline`.
+    struct Statement {
+        let sql: String
+        let arguments: [SQLValue]
+        init(_ sql: String, _ arguments: [SQLValue] = []) {
+            self.sql = sql
+            self.arguments = arguments
+        }
+    }
+
     /// Runs one prepared statement with every value bound (text format; blobs binary) and hands back the
-    /// result. Values never become part of the SQL text.
+    /// result. Values never become part of the SQL text. The first statement of a transaction carries its
+    /// `BEGIN` along (`pipeline`).
     private func run(_ sql: String, _ arguments: [SQLValue]) throws -> PostgresResult {
+        if deferredBegin != nil { return try pipeline([Statement(sql, arguments)])[0] }
         let conn = try live()
         let name = try statementName(sql, conn)
-        // All parameter bytes in one buffer (text NUL-terminated), then pointers into it.
+        let result = Self.withBound(arguments) { count, values, lengths, formats in
+            PQexecPrepared(conn, name, count, values, lengths, formats, 0)
+        }
+        return try checked(result, sql: sql)
+    }
+
+    /// Runs prepared statements sent together, in one round trip (libpq's pipeline mode), in order; with
+    /// the transaction's deferred `BEGIN` ahead of them if there is one. Each round trip costs both ends
+    /// more CPU than a small statement's work (docs/performance.md, "Round 16"). A statement that fails
+    /// throws once all results are read; the ones after it did not run.
+    func pipeline(_ statements: [Statement]) throws -> [PostgresResult] {
+        let conn = try live()
+        let names = try statements.map { try statementName($0.sql, conn) }
+        let begin = deferredBegin
+        deferredBegin = nil
+        guard PQenterPipelineMode(conn) == 1 else { throw failure(nil, sql: statements.first?.sql) }
+        defer { if handle != nil { _ = PQexitPipelineMode(conn) } }
+        var sent = true
+        if let begin { sent = PQsendQueryParams(conn, begin, 0, nil, nil, nil, nil, 0) == 1 }
+        for (statement, name) in zip(statements, names) where sent {
+            sent = Self.withBound(statement.arguments) { count, values, lengths, formats in
+                PQsendQueryPrepared(conn, name, count, values, lengths, formats, 0)
+            } == 1
+        }
+        guard sent, PQpipelineSync(conn) == 1 else {
+            // Not all sent: the connection is in no state to go on (it is opened again on its next use).
+            let error = failure(nil, sql: statements.first?.sql)
+            close()
+            throw PostgresError(sqlState: nil, message: error.message, sql: error.sql)
+        }
+        // One result per query, each followed by a null; then the sync's own.
+        var results: [PostgresResult] = []
+        var error: PostgresError?
+        for index in (begin == nil ? 0 : -1)..<statements.count {
+            let sql = index < 0 ? begin : statements[index].sql
+            let result = PQgetResult(conn)
+            while let extra = PQgetResult(conn) { PQclear(extra) }
+            do {
+                let checked = try checked(result, sql: sql)
+                if index >= 0 { results.append(checked) }
+            } catch let failed as PostgresError {
+                if error == nil { error = failed }
+            }
+        }
+        if let sync = PQgetResult(conn) { PQclear(sync) }
+        if let error { throw error }
+        return results
+    }
+
+    /// The result of a statement that ran, or its failure (the result cleared).
+    private func checked(_ result: OpaquePointer?, sql: String?) throws -> PostgresResult {
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK, let result else {
+            defer { PQclear(result) }
+            throw failure(result, sql: sql)
+        }
+        return PostgresResult(handle: result)
+    }
+
+    /// Calls `body` with `arguments` as libpq's parameter arrays: all the bytes in one buffer (text
+    /// NUL-terminated), and pointers into it.
+    private static func withBound<R>(_ arguments: [SQLValue],
+                                     _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) -> R) -> R {
         var bytes: [UInt8] = []
         var offsets: [Int?] = []
         var lengths: [Int32] = []
@@ -139,23 +217,17 @@ final class PostgresConnection: @unchecked Sendable {
             }
         }
         if bytes.isEmpty { bytes.append(0) }
-        let result: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
+        return bytes.withUnsafeBufferPointer { buffer in
             let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
             let pointers: [UnsafePointer<CChar>?] = offsets.map { $0.map { base + $0 } }
             return pointers.withUnsafeBufferPointer { values in
                 lengths.withUnsafeBufferPointer { lens in
                     formats.withUnsafeBufferPointer { fmts in
-                        PQexecPrepared(conn, name, Int32(arguments.count), values.baseAddress, lens.baseAddress, fmts.baseAddress, 0)
+                        body(Int32(arguments.count), values.baseAddress, lens.baseAddress, fmts.baseAddress)
                     }
                 }
             }
         }
-        let status = PQresultStatus(result)
-        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-            defer { PQclear(result) }
-            throw failure(result, sql: sql)
-        }
-        return PostgresResult(handle: result!)
     }
 
     /// Runs one statement; returns the number of rows it changed (or returned).
@@ -167,11 +239,7 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Maps every row of a query, in order.
     func all<T>(_ sql: String, _ arguments: [SQLValue] = [], _ map: (PostgresRow) throws -> T) throws -> [T] {
-        let result = try run(sql, arguments)
-        var out: [T] = []
-        out.reserveCapacity(result.rowCount)
-        for i in 0..<result.rowCount { out.append(try map(PostgresRow(result: result, row: Int32(i)))) }
-        return out
+        try run(sql, arguments).rows(map)
     }
 
     /// Maps the first row of a query, or nil when there is none.
@@ -180,17 +248,32 @@ final class PostgresConnection: @unchecked Sendable {
         return result.rowCount > 0 ? try map(PostgresRow(result: result, row: 0)) : nil
     }
 
-    /// Runs `body` inside `BEGIN ... COMMIT`, rolling back if it throws.
+    /// Runs `body` inside `BEGIN ... COMMIT`, rolling back if it throws. The `BEGIN` goes with the first
+    /// statement, in its round trip; a `body` that ran none ends no transaction.
     func transaction<T>(_ begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
-        try executeScript(begin)
+        deferredBegin = begin
         do {
             let result = try body()
+            if deferredBegin != nil {
+                deferredBegin = nil
+                return result
+            }
             try executeScript("COMMIT")
             return result
         } catch {
-            _ = try? executeScript("ROLLBACK")
+            if deferredBegin != nil { deferredBegin = nil } else { _ = try? executeScript("ROLLBACK") }
             throw error
         }
+    }
+
+    /// Sends the deferred `BEGIN` on its own, for what cannot carry it (a script, a COPY).
+    func sendDeferredBegin() throws {
+        guard let begin = deferredBegin else { return }
+        deferredBegin = nil
+        let conn = try live()
+        let result = PQexec(conn, begin)
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_COMMAND_OK else { throw failure(result, sql: begin) }
     }
 }
 
@@ -201,6 +284,14 @@ final class PostgresResult {
     deinit { PQclear(handle) }
 
     var rowCount: Int { Int(PQntuples(handle)) }
+
+    /// Every row, mapped, in order.
+    func rows<T>(_ map: (PostgresRow) throws -> T) rethrows -> [T] {
+        var out: [T] = []
+        out.reserveCapacity(rowCount)
+        for i in 0..<rowCount { out.append(try map(PostgresRow(result: self, row: Int32(i)))) }
+        return out
+    }
     var affectedRows: Int {
         if PQresultStatus(handle) == PGRES_TUPLES_OK { return rowCount }
         guard let p = PQcmdTuples(handle) else { return 0 }

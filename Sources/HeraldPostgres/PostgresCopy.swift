@@ -86,6 +86,7 @@ extension PostgresConnection {
     /// A row the server refuses fails the whole COPY (and the transaction it is in).
     @discardableResult
     func copy(_ sql: String, _ rows: PGCopyRows) throws -> Int {
+        try sendDeferredBegin()
         let conn = try live()
         let start = PQexec(conn, sql)
         guard PQresultStatus(start) == PGRES_COPY_IN else {

@@ -30,12 +30,13 @@ final class PendingRegistration: @unchecked Sendable {
 /// Before the group's writes run, `write` takes every lock the group's registrations need in one statement
 /// (`PostgresStore.lockKeys`: the apps' shared locks, then the keys, sorted, as one registration takes
 /// its own), then finds which of their installation ids and tokens are stored (a statement whose snapshot
-/// follows the locks), and inserts in one statement every registration that is new: whose installation id
-/// and token neither a stored installation nor an earlier registration of the group has, and whose app
-/// still exists. Each registration's body then returns what was inserted for it, or, for the others (a
-/// known device, a token the group registers twice), runs `PostgresStore.upsert` as it would alone, under
-/// the locks already held. The new rows go in before the others' writes, which cannot change what decided
-/// they were new: an earlier write of the group shares no key with them.
+/// follows the locks; both in the round trip of the transaction's `BEGIN`), and inserts in one statement
+/// every registration that is new: whose installation id and token neither a stored installation nor an
+/// earlier registration of the group has, and whose app still exists. Each registration's body then
+/// returns what was inserted for it, or, for the others (a known device, a token the group registers
+/// twice), runs `PostgresStore.upsert` as it would alone, under the locks already held. The new rows go in
+/// before the others' writes, which cannot change what decided they were new: an earlier write of the
+/// group shares no key with them.
 ///
 /// Only for groups of registrations alone (of two or more): another kind of write may change keys this
 /// batch cannot see, and a lone registration is faster on its own path.
@@ -57,8 +58,8 @@ struct RegistrationBatch: Sendable {
     /// earlier run of the transaction did first: that run was rolled back.
     func write(_ db: PostgresConnection) throws {
         forget()
-        try lock(db)
-        try insertNew(db)
+        let stored = try lockAndFindStoredKeys(db)
+        try insertNew(db, stored: stored)
     }
 
     /// Back to nothing done: each registration's body does all of its write.
@@ -69,7 +70,11 @@ struct RegistrationBatch: Sendable {
         }
     }
 
-    private func lock(_ db: PostgresConnection) throws {
+    /// The group's locks, then which of its installation ids and tokens are stored: one statement per app
+    /// (a group is nearly always of one app), each two index scans. All in one round trip, with the
+    /// transaction's `BEGIN`; each statement's snapshot is taken when it starts, so the lookups see what
+    /// was committed before the locks were granted.
+    private func lockAndFindStoredKeys(_ db: PostgresConnection) throws -> Set<Key> {
         var apps = Set<String>(), keys = Set<String>()
         for r in registrations {
             apps.insert(PostgresStore.appLockKey(r.appID))
@@ -77,13 +82,23 @@ struct RegistrationBatch: Sendable {
         }
         let ordered = apps.sorted() + keys.sorted()
         let shared = ordered.indices.map { $0 < apps.count }
-        try db.execute(Self.lockAll, [PGArray.text(ordered), PGArray.bool(shared)])
+        let byApp = Dictionary(grouping: registrations, by: \.appID).map { ($0.key, $0.value) }
+        let lookups = byApp.map { app, group in
+            PostgresConnection.Statement(Self.selectStoredKeys, [.text(app), PGArray.text(group.compactMap(\.draft.installationID)),
+                                                                 PGArray.text(group.compactMap(\.draft.deviceToken))])
+        }
+        let results = try db.pipeline([PostgresConnection.Statement(Self.lockAll, [PGArray.text(ordered), PGArray.bool(shared)])] + lookups)
         for r in registrations { r.locked = true }
+        var taken = Set<Key>()
+        for ((app, _), result) in zip(byApp, results.dropFirst()) {
+            taken.formUnion(result.rows { $0.bool(0) ? Key(app, token: $0.text(1)) : Key(app, iid: $0.text(1)) })
+        }
+        return taken
     }
 
-    private func insertNew(_ db: PostgresConnection) throws {
+    private func insertNew(_ db: PostgresConnection, stored: Set<Key>) throws {
         // Keys stored, or registered by an earlier registration of the group.
-        var taken = try storedKeys(db)
+        var taken = stored
         var rows = NewInstallationColumns()
         var records: [String: (PendingRegistration, InstallationRecord, Set<String>?)] = [:]
         for registration in registrations {
@@ -114,20 +129,6 @@ struct RegistrationBatch: Sendable {
         let app: String, isToken: Bool, value: String
         init(_ app: String, iid: String) { (self.app, isToken, value) = (app, false, iid) }
         init(_ app: String, token: String) { (self.app, isToken, value) = (app, true, token) }
-    }
-
-    /// The group's installation ids and tokens that stored installations have: one statement per app (a
-    /// group is nearly always of one app), each two index scans.
-    private func storedKeys(_ db: PostgresConnection) throws -> Set<Key> {
-        var taken = Set<Key>()
-        for (app, group) in Dictionary(grouping: registrations, by: \.appID) {
-            let found = try db.all(Self.selectStoredKeys, [.text(app), PGArray.text(group.compactMap(\.draft.installationID)),
-                                                          PGArray.text(group.compactMap(\.draft.deviceToken))]) {
-                $0.bool(0) ? Key(app, token: $0.text(1)) : Key(app, iid: $0.text(1))
-            }
-            taken.formUnion(found)
-        }
-        return taken
     }
 
     /// Of the installation ids $2 and the tokens $3, those an installation of app $1 has (true: a token).
