@@ -172,6 +172,38 @@ import Testing
         #expect(try await store.installationCount(appID: "app1") == 114)
     }
 
+    /// Statements sent together (libpq's pipeline mode) answer in order, with the transaction's deferred
+    /// `BEGIN` ahead of them; one that fails there is thrown, rolls the whole transaction back, stops the
+    /// ones after it, and leaves the connection usable (the pool's only one here).
+    @Test(.enabled(if: TestPostgres.url != nil, TestPostgres.skipReason))
+    func statementsSentTogetherAnswerInOrderAndAFailureLeavesTheConnectionUsable() async throws {
+        let store = try await PostgresStore(url: try await TestPostgres.freshDatabase(), poolSize: 1)
+        try await store.database.write { try $0.executeScript("CREATE TABLE pipelined (n int PRIMARY KEY)") }
+        let insert = "INSERT INTO pipelined VALUES ($1)"
+        let counted = try await store.database.write { db in
+            try db.pipeline([.init(insert, [.int(1)]), .init("SELECT count(*), max(n) FROM pipelined")])[1].rows { [$0.int(0), $0.int(1)] }
+        }
+        #expect(counted == [[1, 1]])
+        let error = await #expect(throws: PostgresError.self) {
+            try await store.database.write { db in
+                _ = try db.pipeline([.init(insert, [.int(2)]), .init(insert, [.int(1)]), .init(insert, [.int(3)])])
+            }
+        }
+        #expect(error?.sqlState == "23505")
+        #expect(try await store.database.read { try $0.all("SELECT n FROM pipelined ORDER BY n") { $0.int(0) } } == [1])
+        // A transaction that ran nothing ends without a COMMIT; one whose first statement is a script sends
+        // its BEGIN alone, and a failure after it still rolls back.
+        try await store.database.write { _ in }
+        await #expect(throws: PostgresError.self) {
+            try await store.database.write { db in
+                try db.executeScript("INSERT INTO pipelined VALUES (5)")
+                try db.execute(insert, [.int(1)])
+            }
+        }
+        try await store.database.write { db in try db.executeScript("INSERT INTO pipelined VALUES (6)") }
+        #expect(try await store.database.read { try $0.all("SELECT n FROM pipelined ORDER BY n") { $0.int(0) } } == [1, 6])
+    }
+
     /// A write that keeps losing races (a deadlock each time, as two registration groups on different
     /// connections can) runs again a few times, then fails as "unavailable" (a 503 the client may retry),
     /// not as a raw PostgreSQL error (a 500).
