@@ -274,6 +274,9 @@ extension PostgresStore {
             r.tokenUpdatedAt.pg,
         ]
         let tags = draft.tags.map(Set.init)
+        // The statements after the insert or the lookup depend on nothing they answer: they go together, in
+        // one round trip (a known device re-registering with its tags was four).
+        var writes: [PostgresConnection.Statement] = []
         if existing == nil {
             guard let seq = try db.first(insertInstallation, values + [.text(r.id), .text(appID), r.createdAt.pg, PGArray.text(Array(tags ?? []))],
                                          { $0.int64(0) }) else {
@@ -281,28 +284,29 @@ extension PostgresStore {
             }
             r.seq = seq
         } else {
-            try db.execute("""
+            writes.append(.init("""
                 UPDATE installations SET installation_id = $1, device_token = $2, environment = $3, topic = $4, alias = $5,
                 user_id = $6, locale = $7, time_zone = $8, badge = $9, app_version = $10, os_version = $11, device_model = $12,
                 properties = $13, active = $14, inactive_reason = $15, inactive_at = $16, updated_at = $17, last_seen_at = $18,
                 token_updated_at = $19 WHERE seq = $20
-                """, values + [.integer(r.seq)])
+                """, values + [.integer(r.seq)]))
         }
         if existing?.deviceToken == draft.deviceToken { tokenMayBeElsewhere = false }   // unchanged token: invariant holds
         if let token = draft.deviceToken, tokenMayBeElsewhere {
             // One token, one device: older rows holding the same token are stale copies and must not get pushes.
-            try db.execute("""
+            writes.append(.init("""
                 UPDATE installations SET device_token = NULL, active = false, inactive_reason = 'Replaced', inactive_at = $1, updated_at = $2
                 WHERE app_id = $3 AND device_token = $4 AND seq <> $5
-                """, [now.pg, now.pg, .text(appID), .text(token), .integer(r.seq)])
+                """, [now.pg, now.pg, .text(appID), .text(token), .integer(r.seq)]))
         }
         if let tags, existing != nil {
-            try db.execute("DELETE FROM installation_tags WHERE app_id = $1 AND seq = $2", [.text(appID), .integer(r.seq)])
+            writes.append(.init("DELETE FROM installation_tags WHERE app_id = $1 AND seq = $2", [.text(appID), .integer(r.seq)]))
             if !tags.isEmpty {
-                try db.execute("INSERT INTO installation_tags (app_id, tag, seq) SELECT $1, t, $3 FROM unnest($2::text[]) AS t",
-                               [.text(appID), PGArray.text(Array(tags)), .integer(r.seq)])
+                writes.append(.init("INSERT INTO installation_tags (app_id, tag, seq) SELECT $1, t, $3 FROM unnest($2::text[]) AS t",
+                                    [.text(appID), PGArray.text(Array(tags)), .integer(r.seq)]))
             }
         }
+        if !writes.isEmpty { _ = try db.pipeline(writes) }
         guard loadTags else { return (r, existing == nil) }
         return (try r.answering(written: tags, existed: existing != nil) { try withTags($0, db) }, existing == nil)
     }
