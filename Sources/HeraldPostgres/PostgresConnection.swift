@@ -147,7 +147,9 @@ final class PostgresConnection: @unchecked Sendable {
         let begin = deferredBegin
         deferredBegin = nil
         guard PQenterPipelineMode(conn) == 1 else { throw failure(nil, sql: statements.first?.sql) }
-        defer { if handle != nil { _ = PQexitPipelineMode(conn) } }
+        // A connection that cannot leave pipeline mode would misread every later result: it is closed
+        // instead (and opened again on its next use).
+        defer { if handle != nil, PQexitPipelineMode(conn) != 1 { close() } }
         var sent = true
         if let begin { sent = PQsendQueryParams(conn, begin, 0, nil, nil, nil, nil, 0) == 1 }
         for (statement, name) in zip(statements, names) where sent {
@@ -175,7 +177,14 @@ final class PostgresConnection: @unchecked Sendable {
                 if error == nil { error = failed }
             }
         }
-        if let sync = PQgetResult(conn) { PQclear(sync) }
+        let sync = PQgetResult(conn)
+        let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+        PQclear(sync)
+        guard synced else {
+            close()
+            throw error ?? PostgresError(sqlState: nil, message: "the pipeline ended without its sync; the connection was closed",
+                                         sql: statements.first?.sql)
+        }
         if let error { throw error }
         return results
     }

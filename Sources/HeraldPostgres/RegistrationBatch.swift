@@ -38,20 +38,22 @@ final class PendingRegistration: @unchecked Sendable {
 /// before the others' writes, which cannot change what decided they were new: an earlier write of the
 /// group shares no key with them.
 ///
-/// Only for groups of registrations alone (of two or more): another kind of write may change keys this
-/// batch cannot see, and a lone registration is faster on its own path.
+/// New devices are inserted only in groups of registrations alone (another kind of write may change keys
+/// this batch cannot see); a lone registration takes its own path. In a group that mixes registrations
+/// with other writes, the batch still takes the registrations' locks first, so that a group always takes
+/// its advisory locks before any row lock: otherwise a batched group, holding a later registration's key
+/// and waiting for a row, and a mixed group, holding that row and waiting for the key, would deadlock.
 struct RegistrationBatch: Sendable {
     let registrations: [PendingRegistration]
+    /// The group is of registrations alone: its new devices are inserted together. In a group with writes
+    /// of other kinds the batch only takes the registrations' locks.
+    let insertsNew: Bool
 
     init?(_ writes: [GroupCommit<PostgresConnection>.Write]) {
-        guard writes.count >= 2 else { return nil }
-        var registrations: [PendingRegistration] = []
-        registrations.reserveCapacity(writes.count)
-        for write in writes {
-            guard let registration = write.payload as? PendingRegistration else { return nil }
-            registrations.append(registration)
-        }
+        let registrations = writes.compactMap { $0.payload as? PendingRegistration }
+        guard writes.count >= 2, !registrations.isEmpty else { return nil }
         self.registrations = registrations
+        insertsNew = registrations.count == writes.count
     }
 
     /// Takes the group's locks and inserts its new devices, in the caller's transaction. Forgets what an
@@ -59,7 +61,7 @@ struct RegistrationBatch: Sendable {
     func write(_ db: PostgresConnection) throws {
         forget()
         let stored = try lockAndFindStoredKeys(db)
-        try insertNew(db, stored: stored)
+        if insertsNew { try insertNew(db, stored: stored) }
     }
 
     /// Back to nothing done: each registration's body does all of its write.
@@ -75,14 +77,17 @@ struct RegistrationBatch: Sendable {
     /// transaction's `BEGIN`; each statement's snapshot is taken when it starts, so the lookups see what
     /// was committed before the locks were granted.
     private func lockAndFindStoredKeys(_ db: PostgresConnection) throws -> Set<Key> {
-        var apps = Set<String>(), keys = Set<String>()
+        // By their bytes, as PostgreSQL compares them: Swift's `String` equality would merge two
+        // canonically equivalent keys into one lock.
+        var apps = Set<[UInt8]>(), keys = Set<[UInt8]>()
         for r in registrations {
-            apps.insert(PostgresStore.appLockKey(r.appID))
-            keys.formUnion(PostgresStore.lockKeys(appID: r.appID, draft: r.draft))
+            apps.insert(Array(PostgresStore.appLockKey(r.appID).utf8))
+            keys.formUnion(PostgresStore.lockKeys(appID: r.appID, draft: r.draft).map { Array($0.utf8) })
         }
-        let ordered = apps.sorted() + keys.sorted()
+        let ordered = (apps.sorted(by: PostgresStore.bytesPrecede) + keys.sorted(by: PostgresStore.bytesPrecede))
+            .map { String(decoding: $0, as: UTF8.self) }
         let shared = ordered.indices.map { $0 < apps.count }
-        let byApp = Dictionary(grouping: registrations, by: \.appID).map { ($0.key, $0.value) }
+        let byApp = insertsNew ? Dictionary(grouping: registrations, by: \.appID).map { ($0.key, $0.value) } : []
         let lookups = byApp.map { app, group in
             PostgresConnection.Statement(Self.selectStoredKeys, [.text(app), PGArray.text(group.compactMap(\.draft.installationID)),
                                                                  PGArray.text(group.compactMap(\.draft.deviceToken))])
@@ -124,11 +129,11 @@ struct RegistrationBatch: Sendable {
         }
     }
 
-    /// An installation id or a token of an app.
+    /// An installation id or a token of an app, by bytes (as PostgreSQL compares them).
     private struct Key: Hashable {
-        let app: String, isToken: Bool, value: String
-        init(_ app: String, iid: String) { (self.app, isToken, value) = (app, false, iid) }
-        init(_ app: String, token: String) { (self.app, isToken, value) = (app, true, token) }
+        let app: [UInt8], isToken: Bool, value: [UInt8]
+        init(_ app: String, iid: String) { (self.app, isToken, value) = (Array(app.utf8), false, Array(iid.utf8)) }
+        init(_ app: String, token: String) { (self.app, isToken, value) = (Array(app.utf8), true, Array(token.utf8)) }
     }
 
     /// Of the installation ids $2 and the tokens $3, those an installation of app $1 has (true: a token).

@@ -125,9 +125,15 @@ import Testing
         #expect(try await store.installationCount(appID: "app2") == 1)
         batch.forget()
         #expect(pending.filter { $0.inserted != nil || $0.locked }.isEmpty)
-        // Without another registration, or with a write of another kind, there is no batch.
+        // A lone registration has no batch; in a group with a write of another kind, the batch takes the
+        // registrations' locks (before any row lock of the group) and inserts nothing.
         #expect(RegistrationBatch(Array(writes.prefix(1))) == nil)
-        #expect(RegistrationBatch(writes + [GroupCommit<PostgresConnection>.Write(payload: nil, body: { _ in }, answer: { _ in })]) == nil)
+        let fresh = PendingRegistration(appID: "app1", draft: InstallationDraft(deviceToken: "e1"), newID: "m0", now: t0)
+        let mixedWrites = [GroupCommit<PostgresConnection>.Write(payload: nil, body: { _ in }, answer: { _ in }),
+                           GroupCommit<PostgresConnection>.Write(payload: fresh, body: { _ in }, answer: { _ in })]
+        let mixed = try #require(RegistrationBatch(mixedWrites))
+        try await store.database.write { db in try mixed.write(db) }
+        #expect(fresh.locked && fresh.inserted == nil && !mixed.insertsNew)
     }
 
     /// A burst of registrations through the store, on one lane so that they queue into large groups:
