@@ -367,6 +367,19 @@ enum PGArray {
         guard let values else { return .null }
         return text(values.map(Optional.some))
     }
+    /// One column of bound values as an array (elements in their text form, quoted; the array's type,
+    /// given by the statement's cast, reads them): `1`/`0` for a boolean, `\x...` for bytes.
+    static func column(_ values: [SQLValue]) -> SQLValue {
+        text(values.map { value -> String? in
+            switch value {
+            case .null: nil
+            case .integer(let v): String(v)
+            case .real(let v): String(v)
+            case .text(let v): v
+            case .blob(let b): "\\x" + b.map { String(format: "%02x", $0) }.joined()
+            }
+        })
+    }
     static func int(_ values: [Int64?]) -> SQLValue {
         .text("{" + values.map { $0.map(String.init) ?? "NULL" }.joined(separator: ",") + "}")
     }

@@ -270,13 +270,7 @@ extension PostgresStore {
             r.installationID = iid
         }
         r.apply(draft, now: now)
-        let values: [SQLValue] = [
-            .text(r.installationID), .optionalText(r.deviceToken), .text(r.environment), .optionalText(r.topic),
-            .optionalText(r.alias), .optionalText(r.userID), .optionalText(r.locale), .optionalText(r.timeZone), .int(r.badge),
-            .optionalText(r.appVersion), .optionalText(r.osVersion), .optionalText(r.deviceModel), .text(r.properties),
-            .bool(r.active), .optionalText(r.inactiveReason), r.inactiveAt.pg, r.updatedAt.pg, r.lastSeenAt.pg,
-            r.tokenUpdatedAt.pg,
-        ]
+        let values = writtenColumns(r)
         let tags = draft.tags.map(Set.init)
         // The statements after the insert or the lookup depend on nothing they answer: they go together, in
         // one round trip (a known device re-registering with its tags was four).
@@ -313,6 +307,16 @@ extension PostgresStore {
         if !writes.isEmpty { _ = try db.pipeline(writes) }
         guard loadTags else { return (r, existing == nil) }
         return (try r.answering(written: tags, existed: existing != nil) { try withTags($0, db) }, existing == nil)
+    }
+
+    /// The columns a registration writes, in the order of `insertInstallation`'s (and the UPDATE's) first 19
+    /// parameters; an insert adds the id, the app and the creation time.
+    static func writtenColumns(_ r: InstallationRecord) -> [SQLValue] {
+        [.text(r.installationID), .optionalText(r.deviceToken), .text(r.environment), .optionalText(r.topic),
+         .optionalText(r.alias), .optionalText(r.userID), .optionalText(r.locale), .optionalText(r.timeZone), .int(r.badge),
+         .optionalText(r.appVersion), .optionalText(r.osVersion), .optionalText(r.deviceModel), .text(r.properties),
+         .bool(r.active), .optionalText(r.inactiveReason), r.inactiveAt.pg, r.updatedAt.pg, r.lastSeenAt.pg,
+         r.tokenUpdatedAt.pg]
     }
 
     /// A registration's lookup by token ($2) in its app ($1), locking the row found. PostgreSQL must plan it

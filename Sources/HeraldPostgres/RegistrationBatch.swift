@@ -148,7 +148,8 @@ struct RegistrationBatch: Sendable {
     /// (its generic plan, costed for arrays of unknown length, looked dearer than one for the arrays at
     /// hand), 0.41 ms of planning for 0.27 of execution. In the same statement, it costs no round trip.
     static let lockAll = """
-        SELECT set_config('plan_cache_mode', 'force_generic_plan', true), count(CASE WHEN s THEN pg_advisory_xact_lock_shared(hashtextextended(k, 0))::text
+        SELECT set_config('plan_cache_mode', 'force_generic_plan', true),
+               count(CASE WHEN s THEN pg_advisory_xact_lock_shared(hashtextextended(k, 0))::text
                           ELSE pg_advisory_xact_lock(hashtextextended(k, 0))::text END)
         FROM unnest($1::text[], $2::boolean[]) AS l(k, s)
         """
@@ -175,25 +176,18 @@ struct RegistrationBatch: Sendable {
         """
 }
 
-/// New installations as `insertNew`'s parameters: a column's values in one array each.
+/// New installations as `insertNew`'s parameters: a column's values in one array each (the columns a
+/// registration writes, `PostgresStore.writtenColumns`, then the id, the app and the creation time), and
+/// the tags as two parallel arrays of installation ids and tags.
 private struct NewInstallationColumns {
-    private var texts: [[String?]] = Array(repeating: [], count: 15)
-    private var badges: [Int64?] = []
-    private var actives: [Bool] = []
-    private var times: [[Double?]] = Array(repeating: [], count: 5)
+    private var columns: [[SQLValue]] = []
     private var tagIDs: [String] = []
     private var tags: [String] = []
 
     mutating func append(_ r: InstallationRecord, tags recordTags: Set<String>) {
-        let text: [String?] = [r.installationID, r.deviceToken, r.environment, r.topic, r.alias, r.userID, r.locale, r.timeZone,
-                               r.appVersion, r.osVersion, r.deviceModel, r.properties, r.inactiveReason, r.id, r.appID]
-        for (column, value) in text.enumerated() { texts[column].append(value) }
-        badges.append(Int64(r.badge))
-        actives.append(r.active)
-        let time: [Double?] = [r.inactiveAt?.timeIntervalSince1970, r.updatedAt.timeIntervalSince1970,
-                               r.lastSeenAt.timeIntervalSince1970, r.tokenUpdatedAt.timeIntervalSince1970,
-                               r.createdAt.timeIntervalSince1970]
-        for (column, value) in time.enumerated() { times[column].append(value) }
+        let row = PostgresStore.writtenColumns(r) + [.text(r.id), .text(r.appID), r.createdAt.pg]
+        if columns.isEmpty { columns = Array(repeating: [], count: row.count) }
+        for (column, value) in row.enumerated() { columns[column].append(value) }
         for tag in recordTags {
             tagIDs.append(r.id)
             tags.append(tag)
@@ -201,10 +195,5 @@ private struct NewInstallationColumns {
     }
 
     /// In `insertNew`'s order.
-    var arguments: [SQLValue] {
-        let t = texts.map(PGArray.text), d = times.map(PGArray.double)
-        return [t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], PGArray.int(badges), t[8], t[9], t[10], t[11],
-                PGArray.bool(actives), t[12], d[0], d[1], d[2], d[3], t[13], t[14], d[4],
-                PGArray.text(tagIDs), PGArray.text(tags)]
-    }
+    var arguments: [SQLValue] { columns.map(PGArray.column) + [PGArray.text(tagIDs), PGArray.text(tags)] }
 }
