@@ -92,6 +92,23 @@ extension PostgresStore {
         return result
     }
 
+    /// Locks the draft's installation id and token as a registration does, then finds the installation with its
+    /// row locked, so a concurrent save of it waits and then merges into what this one wrote.
+    public func saveInstallation(appID: String, _ save: InstallationSave, newID: String, now: Date) async throws -> (InstallationRecord, created: Bool) {
+        let result = try await installationWrites.write { db in
+            try Self.lockForUpsert(appID: appID, draft: save.draft, db)
+            let (draft, match) = try save.resolve(
+                find: { try Self.findInstallation(appID: appID, id: $0, forUpdate: true, db).map { try Self.withTags($0, db) } },
+                findActive: { try db.first(Self.selectActiveByToken, [.text(appID), .text($0)], Self.installation).map { try Self.withTags($0, db) } })
+            return try Self.upsert(appID: appID, draft: draft, match: match, newID: newID, now: now, db)
+        }
+        registered(created: result.created)
+        return result
+    }
+
+    /// The oldest active installation holding a token, as the audience query orders them; its row locked.
+    static let selectActiveByToken = "SELECT \(installationColumns) FROM installations WHERE app_id = $1 AND device_token = $2 AND active ORDER BY seq LIMIT 1 FOR UPDATE"
+
     /// First one commit that waits for the disk, whatever the server's `synchronous_commit`: the import's
     /// batches committed without waiting (`importInstallations`), and PostgreSQL's WAL is one sequence, so
     /// flushing this commit's record flushes theirs. It writes nothing but a transactional logical-decoding

@@ -44,11 +44,8 @@ extension SQLiteStore {
         }
     }
 
-    /// One read: a LeanCloud save looks its installation up by token before every write (row 9a).
-    public func installation(appID: String, activeToken deviceToken: String) async throws -> InstallationRecord? {
-        try await database.read { db in
-            try db.first(Self.selectActiveByToken, [.text(appID), .text(deviceToken)], Self.installation).map { try Self.withTags($0, db) }
-        }
+    static func findActive(appID: String, deviceToken: String, _ db: SQLiteConnection) throws -> InstallationRecord? {
+        try db.first(selectActiveByToken, [.text(appID), .text(deviceToken)], installation).map { try withTags($0, db) }
     }
 
     /// Through the (app, token) index; the oldest first, as the audience query orders them.
@@ -60,6 +57,15 @@ extension SQLiteStore {
                                    now: Date) async throws -> (InstallationRecord, created: Bool) {
         try await installationWrites.write { db in
             try Self.upsert(appID: appID, draft: draft, match: match, newID: newID, now: now, db)
+        }
+    }
+
+    public func saveInstallation(appID: String, _ save: InstallationSave, newID: String, now: Date) async throws -> (InstallationRecord, created: Bool) {
+        try await installationWrites.write { db in
+            let (draft, match) = try save.resolve(
+                find: { try Self.findInstallation(appID: appID, id: $0, db).map { try Self.withTags($0, db) } },
+                findActive: { try Self.findActive(appID: appID, deviceToken: $0, db) })
+            return try Self.upsert(appID: appID, draft: draft, match: match, newID: newID, now: now, db)
         }
     }
 

@@ -55,9 +55,6 @@ public protocol HeraldStorage: Sendable {
     // MARK: - Installations
     /// Found by Herald id first, then by the app's installation id; with its tags.
     func installation(appID: String, id: String) async throws -> InstallationRecord?
-    /// The active installation holding `deviceToken` (the one a push to the token reaches), with its tags; nil
-    /// when none does (an inactive row with the token is not found: registering the token revives it).
-    func installation(appID: String, activeToken deviceToken: String) async throws -> InstallationRecord?
     /// Creates or updates one installation. `match` says how an existing row is found (`.existing(id)`, or by
     /// installation id then device token, so a reinstall that kept its token adopts the old row); a new row gets
     /// `newID`. Only the draft's non-nil fields change; `tags` replaces the set. Registering a token reactivates
@@ -66,6 +63,10 @@ public protocol HeraldStorage: Sendable {
     /// to one another row has throws `.conflict`. Idempotent: the same draft twice leaves the same row.
     func upsertInstallation(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String,
                             now: Date) async throws -> (InstallationRecord, created: Bool)
+    /// A save built from the installation it changes (`InstallationSave`): one transaction finds the
+    /// installation, merges, and writes as `upsertInstallation` does (`.existing` when one was found, else
+    /// registering `save.draft`). Concurrent saves of one installation each start from the other's result.
+    func saveInstallation(appID: String, _ save: InstallationSave, newID: String, now: Date) async throws -> (InstallationRecord, created: Bool)
     /// How many installations an importer gives `importInstallations` at a time: what one transaction of an
     /// import writes, and so what registrations that wait for it wait behind.
     var importBatchSize: Int { get }
@@ -333,14 +334,6 @@ public protocol WorkWatch: Sendable {
 }
 
 extension HeraldStorage {
-    /// Through the token index of the audience query, then the row by id: two reads. (SQLite's store reads it once.)
-    public func installation(appID: String, activeToken deviceToken: String) async throws -> InstallationRecord? {
-        guard let member = try await audience(appID: appID, selector: AudienceSelector(source: .tokens([deviceToken])), after: 0, limit: 1).first else {
-            return nil
-        }
-        return try await installation(appID: appID, id: member.id)
-    }
-
     /// One import batch prepared and written at once, for callers that have nothing to overlap it with.
     public func importInstallations(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) async throws -> (created: Int, updated: Int) {
         try await importInstallations(prepareImport(appID: appID, drafts: drafts, newIDs: newIDs, now: now))

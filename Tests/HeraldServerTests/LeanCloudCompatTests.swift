@@ -235,6 +235,34 @@ import HeraldHTTP
         #expect(gone.status == 404 && gone.body["code"] == 101)
     }
 
+    /// LeanCloud applies Increment and AddUnique atomically: saves racing on one installation (the app's save by
+    /// token and a backend's updates by objectId) each count, in the badge, a custom column and the channels.
+    @Test(arguments: ServerStore.available) func concurrentSavesOfOneInstallationLoseNoIncrement(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
+        _ = try await leanCloudApp(t)
+        let created = await t.call("POST", "/1.1/installations", json: ["deviceType": "ios", "deviceToken": .string(token(1)), "launches": 0],
+                                   headers: signed(t))
+        let objectID = try #require(created.body["objectId"]?.stringValue, "\(created.text)")
+        let statuses = await withTaskGroup(of: Int.self) { group in
+            for i in 0..<30 {
+                group.addTask {
+                    let body: JSON = ["badge": ["__op": "Increment", "amount": 1], "launches": ["__op": "Increment", "amount": 2],
+                                      "channels": ["__op": "AddUnique", "objects": [.string("c\(i)")]]]
+                    var object = body.objectValue ?? [:]
+                    if i % 2 == 0 { object["deviceToken"] = .string(token(1)) }
+                    return i % 2 == 0
+                        ? await t.call("POST", "/1.1/installations", json: .object(object), headers: signed(t)).status
+                        : await t.call("PUT", "/1.1/installations/\(objectID)", json: .object(object), headers: signed(t)).status
+                }
+            }
+            return await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+        let fetched = await t.call("GET", "/1.1/installations/\(objectID)", headers: signed(t))
+        #expect(fetched.body["badge"] == 30 && fetched.body["launches"] == 60, "\(fetched.text)")
+        #expect(fetched.body["channels"]?.arrayValue?.count == 30, "\(fetched.text)")
+    }
+
     @Test func errorsAreLeanCloudsBodiesAndCodes() async throws {
         let t = try await TestService()
         let app = try await leanCloudApp(t)

@@ -105,15 +105,19 @@ struct InstallationsService: Sendable {
         try await env.store.installation(appID: appID, id: id)
     }
 
-    /// The installation a save names, as LeanCloud and Parse find it: by server id (or installationId), else by
-    /// installationId, else by device token; nil when none matches.
-    func find(appID: String, id: String?, installationID: String?, deviceToken: String?) async throws -> InstallationRecord? {
-        for key in [id, installationID].compactMap({ $0 }) where !key.isEmpty && key.utf8.count <= 128 {
-            if let r = try await env.store.installation(appID: appID, id: key) { return r }
+    /// A save built from the installation it changes (LeanCloud's `_Installation`), found and written in one
+    /// transaction of the store (`InstallationSave`). Ids that cannot name an installation (empty, or longer
+    /// than an id can be) are not looked up. With nothing found, a save that names one installation fails
+    /// with notFound, as does a draft with neither installationId nor deviceToken (the caller says why).
+    func save(appID: String, _ save: InstallationSave) async throws -> (installation: InstallationRecord, created: Bool) {
+        var save = save
+        save.ids = save.ids.filter { !$0.isEmpty && $0.utf8.count <= 128 }
+        try Self.checkText(save.draft)
+        do {
+            return try await env.store.saveInstallation(appID: appID, save, newID: InstallationRecord.newID(), now: env.clock.now())
+        } catch StoreError.notFound {
+            throw Self.notFound(save.ids.first ?? save.activeToken ?? "")
         }
-        guard let deviceToken else { return nil }
-        // An inactive row with this token is not found here; registering the token finds and revives it.
-        return try await env.store.installation(appID: appID, activeToken: try Rules.deviceToken(deviceToken, field: "deviceToken"))
     }
 
     /// Changes the fields the draft sets; the others keep their values.

@@ -59,28 +59,24 @@ struct LeanCloudAPI {
 
     func perform(_ operation: Operation, appID: String, fetchWhenSave: Bool) async throws -> Outcome {
         switch operation {
-        case .save(let body, let objectID?):
-            let existing = try await installations.get(appID: appID, id: objectID)
-            let record = try await installations.update(appID: appID, id: existing.id, try LeanCloudInstallation.draft(body, existing: existing))
-            let answer: [String: JSON] = fetchWhenSave ? LeanCloudInstallation.json(record)
-                : ["objectId": .string(record.id), "updatedAt": ISO8601.json(record.updatedAt)]
-            return Outcome(status: 200, body: answer, objectID: record.id)
-        case .save(let body, nil):
-            let existing = try await installations.find(appID: appID, id: body["objectId"]?.stringValue,
-                                                        installationID: body["installationId"]?.stringValue,
-                                                        deviceToken: body["deviceToken"]?.stringValue)
-            let draft = try LeanCloudInstallation.draft(body, existing: existing)
+        case .save(let body, let objectID):
+            // Validated here, as if nothing were stored; the store rebuilds it from the installation it finds,
+            // in the write's transaction (Increment, AddUnique and custom columns start from what is stored).
+            let draft = try LeanCloudInstallation.draft(body, existing: nil)
+            let keyless = draft.installationID == nil && draft.deviceToken == nil
+            let save = InstallationSave(
+                ids: objectID.map { [$0] } ?? [body["objectId"]?.stringValue, body["installationId"]?.stringValue].compactMap { $0 },
+                activeToken: objectID == nil ? draft.deviceToken : nil, mustExist: objectID != nil, draft: draft,
+                merge: { try LeanCloudInstallation.draft(body, existing: $0) })
             let record: InstallationRecord, created: Bool
-            if let existing {
-                (record, created) = (try await installations.update(appID: appID, id: existing.id, draft), false)
-            } else {
-                guard draft.installationID != nil || draft.deviceToken != nil else {
-                    throw ServiceError.missing("deviceToken", "An iOS installation needs deviceToken (or installationId).")
-                }
-                (record, created) = try await installations.register(appID: appID, draft)
+            do {
+                (record, created) = try await installations.save(appID: appID, save)
+            } catch let error as ServiceError where error.kind == .notFound && objectID == nil && keyless {
+                throw ServiceError.missing("deviceToken", "An iOS installation needs deviceToken (or installationId).")
             }
-            var answer: [String: JSON] = fetchWhenSave ? LeanCloudInstallation.json(record)
-                : ["objectId": .string(record.id), "createdAt": ISO8601.json(record.createdAt)]
+            // LeanCloud answers an update by objectId with its time only, a save with its creation time too.
+            var answer: [String: JSON] = fetchWhenSave ? LeanCloudInstallation.json(record) : ["objectId": .string(record.id)]
+            if !fetchWhenSave, objectID == nil { answer["createdAt"] = ISO8601.json(record.createdAt) }
             if !created { answer["updatedAt"] = ISO8601.json(record.updatedAt) }
             return Outcome(status: created ? 201 : 200, body: answer, objectID: record.id)
         case .fetch(let objectID, let keys):
