@@ -2,6 +2,7 @@ import Foundation
 import HeraldCrypto
 import HeraldHTTP
 import HeraldIO
+import HeraldJSON
 import HeraldStore
 
 /// Builds, signs and POSTs one webhook delivery. One connection per POST (receivers are few and batches
@@ -21,18 +22,30 @@ struct WebhookSender: Sendable {
 
     /// The request body: `{"events":[...]}` with each stored event's data inserted as it is.
     static func body(_ events: [WebhookEvent]) -> [UInt8] {
-        var out = "{\"events\":["
+        var writer = JSONWriter(capacity: events.reduce(16) { $0 + $1.data.utf8.count + 192 })
+        writer.writeRaw(0x7B)
+        var first = true
+        writer.writeKey("events", first: &first)
+        writer.writeRaw(0x5B)
         for (i, e) in events.enumerated() {
-            if i > 0 { out += "," }
-            out += "{\"id\":"
-            EventValue.quote(e.id, to: &out)
-            out += ",\"type\":"
-            EventValue.quote(e.type, to: &out)
-            out += ",\"createdAt\":\"\(EventValue.iso8601(e.createdAt))\",\"appId\":"
-            EventValue.quote(e.appID, to: &out)
-            out += ",\"data\":" + e.data + "}"
+            if i > 0 { writer.writeRaw(0x2C) }
+            writer.writeRaw(0x7B)
+            var firstField = true
+            writer.writeKey("id", first: &firstField)
+            writer.writeString(e.id)
+            writer.writeKey("type", first: &firstField)
+            writer.writeString(e.type)
+            writer.writeKey("createdAt", first: &firstField)
+            writer.writeString(EventValue.iso8601(e.createdAt))
+            writer.writeKey("appId", first: &firstField)
+            writer.writeString(e.appID)
+            writer.writeKey("data", first: &firstField)
+            writer.bytes.append(contentsOf: e.data.utf8)
+            writer.writeRaw(0x7D)
         }
-        return Array((out + "]}").utf8)
+        writer.writeRaw(0x5D)
+        writer.writeRaw(0x7D)
+        return writer.bytes
     }
 
     /// `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed with the secret's UTF-8 bytes>`.
