@@ -279,6 +279,11 @@ import HeraldHTTP
         #expect(nul.status == 400 && nul.body["error"]?.stringValue?.contains("apnsTopic") == true, "\(nul.text)")
         let missing = await t.call("GET", "/1.1/installations/nope", headers: signed(t))
         #expect(missing.status == 404 && missing.body["code"] == 101)
+        // A save by objectId never creates; a save that finds nothing and carries no key cannot.
+        let putMissing = await t.call("PUT", "/1.1/installations/nope", json: ["deviceToken": .string(token(3)), "badge": 1], headers: signed(t))
+        #expect(putMissing.status == 404 && putMissing.body["code"] == 101, "\(putMissing.text)")
+        let keyless = await t.call("POST", "/1.1/installations", json: ["objectId": "nope", "badge": 1], headers: signed(t))
+        #expect(keyless.status == 400 && keyless.body["error"]?.stringValue?.contains("deviceToken") == true, "\(keyless.text)")
         // Herald's own routes keep Herald's format.
         let own = await t.call("GET", "/v1/installations/nope", key: app.master)
         #expect(own.status == 404 && own.errorCode == "not_found")
