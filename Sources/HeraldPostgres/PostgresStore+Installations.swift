@@ -80,27 +80,31 @@ extension PostgresStore {
     public func upsertInstallation(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String,
                                    now: Date) async throws -> (InstallationRecord, created: Bool) {
         // A registration may be written with the rest of its group (`RegistrationBatch`), which leaves its
-        // body the record it inserted, or the locks it took.
-        var pending: PendingRegistration?
-        if case .installationIDOrToken = match { pending = PendingRegistration(appID: appID, draft: draft, newID: newID, now: now) }
-        let result = try await installationWrites.write(payload: pending) { [pending] db in
-            if let inserted = pending?.inserted { return (inserted, created: true) }
-            if pending?.locked != true { try Self.lockForUpsert(appID: appID, draft: draft, db) }
+        // body the record it inserted, or the locks it took. An update is only locked with the group's others.
+        var insertable = false
+        if case .installationIDOrToken = match { insertable = true }
+        let pending = PendingRegistration(appID: appID, draft: draft, newID: newID, now: now, insertable: insertable)
+        let result = try await installationWrites.write(payload: pending) { db in
+            if let inserted = pending.inserted { return (inserted, created: true) }
+            if !pending.locked { try Self.lockForUpsert(appID: appID, draft: draft, db) }
             return try Self.upsert(appID: appID, draft: draft, match: match, newID: newID, now: now, db)
         }
         registered(created: result.created)
         return result
     }
 
-    /// Locks the draft's installation id and token as a registration does, then finds the installation with its
-    /// row locked, so a concurrent save of it waits and then merges into what this one wrote.
+    /// Locks the save's installation id and token as a registration does (with its group's, before any row
+    /// lock), then finds the installation with its row locked, so a concurrent save of it waits and then
+    /// merges into what this one wrote.
     public func saveInstallation(appID: String, _ save: InstallationSave, newID: String, now: Date) async throws -> (InstallationRecord, created: Bool) {
-        let result = try await installationWrites.write { db in
-            try Self.lockForUpsert(appID: appID, draft: save.draft, db)
-            let (draft, match) = try save.resolve(
+        let pending = PendingRegistration(appID: appID, draft: save.keys, newID: newID, now: now, insertable: false)
+        let result = try await installationWrites.write(payload: pending) { db in
+            if !pending.locked { try Self.lockForUpsert(appID: appID, draft: save.keys, db) }
+            let (draft, found) = try save.resolve(
                 find: { try Self.findInstallation(appID: appID, id: $0, forUpdate: true, db).map { try Self.withTags($0, db) } },
                 findActive: { try db.first(Self.selectActiveByToken, [.text(appID), .text($0)], Self.installation).map { try Self.withTags($0, db) } })
-            return try Self.upsert(appID: appID, draft: draft, match: match, newID: newID, now: now, db)
+            return try Self.upsert(appID: appID, draft: draft, match: found.map { .existing($0.id) } ?? .installationIDOrToken,
+                                   newID: newID, now: now, db, found: found)
         }
         registered(created: result.created)
         return result
@@ -258,15 +262,17 @@ extension PostgresStore {
         }
     }
 
+    /// `found`: the installation `match` names, already read and locked in this transaction (a save's), not
+    /// read again.
     static func upsert(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String, now: Date,
-                       _ db: PostgresConnection, loadTags: Bool = true) throws -> (InstallationRecord, created: Bool) {
+                       _ db: PostgresConnection, loadTags: Bool = true, found: InstallationRecord? = nil) throws -> (InstallationRecord, created: Bool) {
         var existing: InstallationRecord?
         // Whether another row may still hold the draft's token (decides if the dedup UPDATE is needed).
         var tokenMayBeElsewhere = true
         switch match {
         case .existing(let id):
-            guard let found = try findInstallation(appID: appID, id: id, forUpdate: true, db) else { throw StoreError.notFound }
-            existing = found
+            guard let row = try found ?? findInstallation(appID: appID, id: id, forUpdate: true, db) else { throw StoreError.notFound }
+            existing = row
         case .installationIDOrToken:
             if let iid = draft.installationID {
                 existing = try db.first("SELECT \(installationColumns) FROM installations WHERE app_id = $1 AND installation_id = $2 FOR UPDATE",

@@ -1,24 +1,29 @@
 import Foundation
 import HeraldStore
 
-/// A registration waiting in a group transaction (`GroupCommit.Write.payload`): what `upsertInstallation`
-/// was asked with `.installationIDOrToken`, and what the group's `RegistrationBatch` already did for it in
-/// the current run of the transaction. Touched only on the connection's queue, by one run at a time.
+/// A write of one installation waiting in a group transaction (`GroupCommit.Write.payload`): a registration
+/// (`upsertInstallation` with `.installationIDOrToken`, which the batch may insert), or an update or a
+/// LeanCloud save (`insertable` false: the batch only takes its locks); and what the group's
+/// `RegistrationBatch` already did for it in the current run of the transaction. Touched only on the
+/// connection's queue, by one run at a time.
 final class PendingRegistration: @unchecked Sendable {
     let appID: String
+    /// The draft, or for a save its keys: what the locks are taken for.
     let draft: InstallationDraft
     let newID: String
     let now: Date
+    let insertable: Bool
     /// The installation the batch created for this registration; the write's body then has nothing left to do.
     var inserted: InstallationRecord?
     /// The batch's lock statement holds this registration's locks; its body need not take them again.
     var locked = false
 
-    init(appID: String, draft: InstallationDraft, newID: String, now: Date) {
+    init(appID: String, draft: InstallationDraft, newID: String, now: Date, insertable: Bool) {
         self.appID = appID
         self.draft = draft
         self.newID = newID
         self.now = now
+        self.insertable = insertable
     }
 }
 
@@ -39,7 +44,8 @@ final class PendingRegistration: @unchecked Sendable {
 /// group shares no key with them.
 ///
 /// New devices are inserted only in groups of registrations alone (another kind of write may change keys
-/// this batch cannot see); a lone registration takes its own path. In a group that mixes registrations
+/// this batch cannot see; updates and LeanCloud saves count as another kind, though the batch takes their
+/// locks too); a lone registration takes its own path. In a group that mixes registrations
 /// with other writes, the batch still takes the registrations' locks first, so that a group always takes
 /// its advisory locks before any row lock: otherwise a batched group, holding a later registration's key
 /// and waiting for a row, and a mixed group, holding that row and waiting for the key, would deadlock.
@@ -53,7 +59,7 @@ struct RegistrationBatch: Sendable {
         let registrations = writes.compactMap { $0.payload as? PendingRegistration }
         guard writes.count >= 2, !registrations.isEmpty else { return nil }
         self.registrations = registrations
-        insertsNew = registrations.count == writes.count
+        insertsNew = registrations.count == writes.count && registrations.allSatisfy(\.insertable)
     }
 
     /// Takes the group's locks and inserts its new devices, in the caller's transaction. Forgets what an

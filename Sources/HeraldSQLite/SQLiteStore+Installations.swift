@@ -62,10 +62,11 @@ extension SQLiteStore {
 
     public func saveInstallation(appID: String, _ save: InstallationSave, newID: String, now: Date) async throws -> (InstallationRecord, created: Bool) {
         try await installationWrites.write { db in
-            let (draft, match) = try save.resolve(
+            let (draft, found) = try save.resolve(
                 find: { try Self.findInstallation(appID: appID, id: $0, db).map { try Self.withTags($0, db) } },
                 findActive: { try Self.findActive(appID: appID, deviceToken: $0, db) })
-            return try Self.upsert(appID: appID, draft: draft, match: match, newID: newID, now: now, db)
+            return try Self.upsert(appID: appID, draft: draft, match: found.map { .existing($0.id) } ?? .installationIDOrToken,
+                                   newID: newID, now: now, db, found: found)
         }
     }
 
@@ -99,15 +100,16 @@ extension SQLiteStore {
         }
     }
 
+    /// `found`: the installation `match` names, already read in this transaction (a save's), not read again.
     static func upsert(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String, now: Date,
-                       _ db: SQLiteConnection, loadTags: Bool = true) throws -> (InstallationRecord, created: Bool) {
+                       _ db: SQLiteConnection, loadTags: Bool = true, found: InstallationRecord? = nil) throws -> (InstallationRecord, created: Bool) {
         var existing: InstallationRecord?
         // Whether another row may still hold the draft's token (decides if the dedup UPDATE is needed).
         var tokenMayBeElsewhere = true
         switch match {
         case .existing(let id):
-            guard let found = try findInstallation(appID: appID, id: id, db) else { throw StoreError.notFound }
-            existing = found
+            guard let row = try found ?? findInstallation(appID: appID, id: id, db) else { throw StoreError.notFound }
+            existing = row
         case .installationIDOrToken:
             if let iid = draft.installationID {
                 existing = try db.first(selectByInstallationID,

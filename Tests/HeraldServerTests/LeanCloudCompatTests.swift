@@ -263,6 +263,41 @@ import HeraldHTTP
         #expect(fetched.body["channels"]?.arrayValue?.count == 30, "\(fetched.text)")
     }
 
+    /// Increment counts from the stored badge, down as well as up, whichever route carries it: a save is
+    /// checked before the store finds its installation, and that check must not take the badge as 0.
+    @Test(arguments: ServerStore.available) func aBadgeIncrementCountsFromTheStoredBadgeInBothDirections(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
+        _ = try await leanCloudApp(t)
+        let created = await t.call("POST", "/1.1/installations", json: ["deviceToken": .string(token(1)), "badge": 5], headers: signed(t))
+        let objectID = try #require(created.body["objectId"]?.stringValue, "\(created.text)")
+        func badge() async -> JSON? { await t.call("GET", "/1.1/installations/\(objectID)", headers: signed(t)).body["badge"] }
+
+        let put = await t.call("PUT", "/1.1/installations/\(objectID)", json: ["badge": ["__op": "Increment", "amount": -1]], headers: signed(t))
+        #expect(put.status == 200, "\(put.text)")
+        let post = await t.call("POST", "/1.1/installations", json: ["deviceToken": .string(token(1)), "badge": ["__op": "Increment", "amount": -2]],
+                                headers: signed(t))
+        #expect(post.status == 200 && post.body["objectId"]?.stringValue == objectID, "\(post.text)")
+        let batch = await t.call("POST", "/1.1/batch/save", json: ["requests": [[
+            "method": "PUT", "path": .string("/1.1/installations/\(objectID)"), "body": ["badge": ["__op": "Increment", "amount": -1], "__internalId": "x"],
+        ]]], headers: signed(t))
+        #expect(batch.status == 200 && batch.body["x"]?["objectId"]?.stringValue == objectID, "\(batch.text)")
+        #expect(await badge() == 1)
+
+        // Below zero, or past what an Int holds, is refused and changes nothing; a new installation counts from 0.
+        let below = await t.call("PUT", "/1.1/installations/\(objectID)", json: ["badge": ["__op": "Increment", "amount": -2]], headers: signed(t))
+        #expect(below.status == 400 && below.body["error"]?.stringValue?.contains("badge") == true, "\(below.text)")
+        let huge = await t.call("PUT", "/1.1/installations/\(objectID)", json: ["badge": ["__op": "Increment", "amount": .int(Int.max)]], headers: signed(t))
+        #expect(huge.status == 400 && huge.body["error"]?.stringValue?.contains("badge") == true, "\(huge.text)")
+        #expect(await badge() == 1)
+        let fresh = await t.call("POST", "/1.1/installations?fetchWhenSave=true", json: ["deviceToken": .string(token(2)), "badge": ["__op": "Increment", "amount": 3]],
+                                 headers: signed(t))
+        #expect(fresh.status == 201 && fresh.body["badge"] == 3, "\(fresh.text)")
+        let missing = await t.call("POST", "/1.1/batch", json: ["requests": [
+            ["method": "PUT", "path": "/1.1/installations/nope", "body": ["badge": ["__op": "Increment", "amount": -1]]],
+        ]], headers: signed(t))
+        #expect(missing.body.arrayValue?.first?["error"]?["code"] == 101, "\(missing.text)")
+    }
+
     @Test func errorsAreLeanCloudsBodiesAndCodes() async throws {
         let t = try await TestService()
         let app = try await leanCloudApp(t)

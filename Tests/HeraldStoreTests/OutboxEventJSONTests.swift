@@ -7,7 +7,7 @@ import Testing
 /// back exactly what was stored.
 @Suite struct OutboxEventJSONTests {
     @Test func eventDataParsesBackToItsFieldsWhateverTheyHold() throws {
-        let awkward = "quote \" backslash \\ newline \n tab \t bell \u{7} nul \u{0} 推送 🚀 é"
+        let awkward = "quote \" backslash \\ newline \n tab \t bell \u{7} backspace \u{8} form feed \u{c} nul \u{0} del \u{7f} 推送 🚀 é"
         let event = OutboxEvent.installationRetired(installationID: awkward, deviceToken: "ab01", reason: "Unregistered",
                                                     timestamp: Date(timeIntervalSince1970: 1_800_000_000.25), pushID: "p-1")
         let data = try JSONValue(parsing: event.data)

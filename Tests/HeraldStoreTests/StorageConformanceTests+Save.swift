@@ -7,10 +7,13 @@ import Testing
 /// transaction. It finds what a LeanCloud client means (ids in order, then the active holder of the token),
 /// and concurrent saves of one installation each start from the other's result.
 extension StorageConformanceTests {
-    /// A save whose merge adds `add` to the stored badge and tags; `draft` carries the keys.
+    /// A save whose merge adds `add` to the stored badge and `tag` to the stored tags, and writes `draft` as it
+    /// is when nothing is found; `draft` carries the keys.
     func incrementing(_ draft: InstallationDraft, ids: [String] = [], activeToken: String? = nil, mustExist: Bool = false,
                       add: Int = 1, tag: String? = nil) -> InstallationSave {
-        InstallationSave(ids: ids, activeToken: activeToken, mustExist: mustExist, draft: draft) { found in
+        InstallationSave(ids: ids, activeToken: activeToken, mustExist: mustExist, installationID: draft.installationID,
+                         deviceToken: draft.deviceToken) { found in
+            guard let found else { return draft }
             var merged = draft
             merged.badge = found.badge + add
             if let tag { merged.tags = Array(Set(found.tags + [tag])) }
@@ -27,8 +30,8 @@ extension StorageConformanceTests {
 
         // By the active token: the merge sees the stored row with its tags.
         let tagsSeen = Mutex<[String]>([])
-        let byToken = InstallationSave(ids: [], activeToken: "aa", mustExist: false, draft: InstallationDraft(deviceToken: "aa")) { found in
-            tagsSeen.withLock { $0 = found.tags }
+        let byToken = InstallationSave(ids: [], activeToken: "aa", mustExist: false, installationID: nil, deviceToken: "aa") { found in
+            tagsSeen.withLock { $0 = found?.tags ?? [] }
             var merged = InstallationDraft()
             merged.badge = 7
             return merged
@@ -76,7 +79,7 @@ extension StorageConformanceTests {
         #expect(try await store.installationCount(appID: "app1") == 1)
 
         // Found by id, the keys stay the draft's whatever the merge returns.
-        let renaming = InstallationSave(ids: [retired.id], activeToken: nil, mustExist: true, draft: InstallationDraft(deviceToken: "aa")) { _ in
+        let renaming = InstallationSave(ids: [retired.id], activeToken: nil, mustExist: true, installationID: nil, deviceToken: "aa") { _ in
             InstallationDraft(installationID: "sneaky", deviceToken: "cc")
         }
         let (kept, _) = try await store.saveInstallation(appID: "app1", renaming, newID: "unused", now: t0)

@@ -110,13 +110,14 @@ struct InstallationsService: Sendable {
     /// than an id can be) are not looked up. With nothing found, a save that names one installation fails
     /// with notFound, as does a draft with neither installationId nor deviceToken (the caller says why).
     func save(appID: String, _ save: InstallationSave) async throws -> (installation: InstallationRecord, created: Bool) {
+        let named = save.ids.first ?? save.activeToken ?? ""
         var save = save
         save.ids = save.ids.filter { !$0.isEmpty && $0.utf8.count <= 128 }
-        try Self.checkText(save.draft)
+        try Self.checkText(save.keys)
         do {
             return try await env.store.saveInstallation(appID: appID, save, newID: InstallationRecord.newID(), now: env.clock.now())
         } catch StoreError.notFound {
-            throw Self.notFound(save.ids.first ?? save.activeToken ?? "")
+            throw Self.notFound(named)
         }
     }
 

@@ -60,13 +60,14 @@ struct LeanCloudAPI {
     func perform(_ operation: Operation, appID: String, fetchWhenSave: Bool) async throws -> Outcome {
         switch operation {
         case .save(let body, let objectID):
-            // Validated here, as if nothing were stored; the store rebuilds it from the installation it finds,
-            // in the write's transaction (Increment, AddUnique and custom columns start from what is stored).
-            let draft = try LeanCloudInstallation.draft(body, existing: nil)
+            // Checked here, before the store finds the installation; the store builds the draft from what it
+            // finds, in the write's transaction (Increment, AddUnique and custom columns start from what is stored).
+            let draft = try LeanCloudInstallation.draft(body, existing: nil, checking: true)
             let keyless = draft.installationID == nil && draft.deviceToken == nil
             let save = InstallationSave(
                 ids: objectID.map { [$0] } ?? [body["objectId"]?.stringValue, body["installationId"]?.stringValue].compactMap { $0 },
-                activeToken: objectID == nil ? draft.deviceToken : nil, mustExist: objectID != nil, draft: draft,
+                activeToken: objectID == nil ? draft.deviceToken : nil, mustExist: objectID != nil,
+                installationID: draft.installationID, deviceToken: draft.deviceToken,
                 merge: { try LeanCloudInstallation.draft(body, existing: $0) })
             let record: InstallationRecord, created: Bool
             do {

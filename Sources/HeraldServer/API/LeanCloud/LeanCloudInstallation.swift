@@ -17,8 +17,10 @@ enum LeanCloudInstallation {
         "apnsTopic": "topic", "localeIdentifier": "locale", "appVersion": "appVersion",
     ]
 
-    /// The draft that saving `body` over `existing` (nil for a new installation) makes.
-    static func draft(_ body: [String: JSON], existing: InstallationRecord?) throws -> InstallationDraft {
+    /// The draft that saving `body` over `existing` (nil for a new installation) makes. `checking`: the stored
+    /// installation is not known yet (the body is checked and its keys read before the store finds it), so a
+    /// badge `Increment`, whose result depends on it, is checked for its amount only.
+    static func draft(_ body: [String: JSON], existing: InstallationRecord?, checking: Bool = false) throws -> InstallationDraft {
         if let type = body["deviceType"] {
             guard let name = type.stringValue, appleDeviceTypes.contains(name) else {
                 throw ServiceError.invalid("deviceType", "Herald delivers through APNs only; deviceType must be one of \(appleDeviceTypes.sorted().joined(separator: ", ")) (Android installations are not supported).")
@@ -38,7 +40,9 @@ enum LeanCloudInstallation {
                 tags = try channels(value, op: op, current: existing?.tags ?? [])
             case "badge":
                 if op == "Increment" {
-                    badge = (existing?.badge ?? 0) + (try amount(value, key))
+                    let (sum, overflow) = (existing?.badge ?? 0).addingReportingOverflow(try amount(value, key))
+                    guard !overflow else { throw ServiceError.invalid("badge", "badge: Increment's amount is out of range; the badge must stay between 0 and 999999.") }
+                    badge = checking ? nil : sum
                 } else if op == "Delete" {
                     badge = 0
                 } else {
