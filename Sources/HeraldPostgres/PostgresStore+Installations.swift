@@ -81,8 +81,7 @@ extension PostgresStore {
                                    now: Date) async throws -> (InstallationRecord, created: Bool) {
         // A registration may be written with the rest of its group (`RegistrationBatch`), which leaves its
         // body the record it inserted, or the locks it took. An update is only locked with the group's others.
-        var insertable = false
-        if case .installationIDOrToken = match { insertable = true }
+        let insertable = if case .installationIDOrToken = match { true } else { false }
         let pending = PendingRegistration(appID: appID, draft: draft, newID: newID, now: now, insertable: insertable)
         let result = try await installationWrites.write(payload: pending) { db in
             if let inserted = pending.inserted { return (inserted, created: true) }

@@ -64,8 +64,9 @@ public protocol HeraldStorage: Sendable {
     func upsertInstallation(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String,
                             now: Date) async throws -> (InstallationRecord, created: Bool)
     /// A save built from the installation it changes (`InstallationSave`): one transaction finds the
-    /// installation, merges, and writes as `upsertInstallation` does (`.existing` when one was found, else
-    /// registering `save.draft`). Concurrent saves of one installation each start from the other's result.
+    /// installation, builds the draft with `save.merge`, and writes as `upsertInstallation` does (`.existing`
+    /// when one was found, else registering the draft). Concurrent saves of one installation each start from
+    /// the other's result.
     func saveInstallation(appID: String, _ save: InstallationSave, newID: String, now: Date) async throws -> (InstallationRecord, created: Bool)
     /// How many installations an importer gives `importInstallations` at a time: what one transaction of an
     /// import writes, and so what registrations that wait for it wait behind.
