@@ -37,6 +37,9 @@ final class PostgresConnection: @unchecked Sendable {
     /// The `BEGIN` of a transaction not sent yet: it goes with the transaction's first statement, in one
     /// round trip (`transaction`).
     private var deferredBegin: String?
+    /// The transaction's `COMMIT` went with its last statements (`pipeline(_:committing:)`): it is over, and
+    /// `transaction` sends no `COMMIT` of its own.
+    private var committed = false
 
     /// Connects at once, so a wrong URL or an unreachable server fails when the store opens.
     init(conninfo: String) throws {
@@ -94,6 +97,7 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Runs SQL without parameters that may hold several statements (schema). Not prepared.
     func executeScript(_ sql: String) throws {
+        precondition(!committed, "a statement after the transaction's COMMIT")
         try sendDeferredBegin()
         let conn = try live()
         let result = PQexec(conn, sql)
@@ -128,6 +132,7 @@ final class PostgresConnection: @unchecked Sendable {
     /// result. Values never become part of the SQL text. The first statement of a transaction carries its
     /// `BEGIN` along (`pipeline`).
     private func run(_ sql: String, _ arguments: [SQLValue]) throws -> PostgresResult {
+        precondition(!committed, "a statement after the transaction's COMMIT")
         if deferredBegin != nil { return try pipeline([Statement(sql, arguments)])[0] }
         let conn = try live()
         let name = try statementName(sql, conn)
@@ -141,7 +146,13 @@ final class PostgresConnection: @unchecked Sendable {
     /// the transaction's deferred `BEGIN` ahead of them if there is one. Each round trip costs both ends
     /// more CPU than a small statement's work (docs/performance.md, "Round 16"). A statement that fails
     /// throws once all results are read; the ones after it did not run.
-    func pipeline(_ statements: [Statement]) throws -> [PostgresResult] {
+    ///
+    /// `committing`: the transaction's `COMMIT` goes last, in the same round trip, for statements known to be
+    /// the transaction's last (a group of new devices, `RegistrationBatch`): the transaction is over when
+    /// this returns, and running another statement in it is a programming error. Should a statement fail,
+    /// the `COMMIT` does not run either and `transaction` rolls back as usual.
+    func pipeline(_ statements: [Statement], committing: Bool = false) throws -> [PostgresResult] {
+        precondition(!committed, "a statement after the transaction's COMMIT")
         let conn = try live()
         let names = try statements.map { try statementName($0.sql, conn) }
         let begin = deferredBegin
@@ -157,6 +168,7 @@ final class PostgresConnection: @unchecked Sendable {
                 PQsendQueryPrepared(conn, name, count, values, lengths, formats, 0)
             } == 1
         }
+        if committing && sent { sent = PQsendQueryParams(conn, "COMMIT", 0, nil, nil, nil, nil, 0) == 1 }
         guard sent, PQpipelineSync(conn) == 1 else {
             // Not all sent: the connection is in no state to go on (it is opened again on its next use).
             let error = failure(nil, sql: statements.first?.sql)
@@ -166,13 +178,13 @@ final class PostgresConnection: @unchecked Sendable {
         // One result per query, each followed by a null; then the sync's own.
         var results: [PostgresResult] = []
         var error: PostgresError?
-        for index in (begin == nil ? 0 : -1)..<statements.count {
-            let sql = index < 0 ? begin : statements[index].sql
+        for index in (begin == nil ? 0 : -1)..<(statements.count + (committing ? 1 : 0)) {
+            let sql = index < 0 ? begin : index < statements.count ? statements[index].sql : "COMMIT"
             let result = PQgetResult(conn)
             while let extra = PQgetResult(conn) { PQclear(extra) }
             do {
                 let checked = try checked(result, sql: sql)
-                if index >= 0 { results.append(checked) }
+                if index >= 0 && index < statements.count { results.append(checked) }
             } catch let failed as PostgresError {
                 if error == nil { error = failed }
             }
@@ -186,6 +198,7 @@ final class PostgresConnection: @unchecked Sendable {
                                          sql: statements.first?.sql)
         }
         if let error { throw error }
+        if committing { committed = true }
         return results
     }
 
@@ -258,11 +271,16 @@ final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Runs `body` inside `BEGIN ... COMMIT`, rolling back if it throws. The `BEGIN` goes with the first
-    /// statement, in its round trip; a `body` that ran none ends no transaction.
+    /// statement, in its round trip; a `body` that ran none ends no transaction; one whose last statements
+    /// carried the `COMMIT` (`pipeline(_:committing:)`) is not committed again.
     func transaction<T>(_ begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
         deferredBegin = begin
         do {
             let result = try body()
+            if committed {
+                committed = false
+                return result
+            }
             if deferredBegin != nil {
                 deferredBegin = nil
                 return result
@@ -270,7 +288,10 @@ final class PostgresConnection: @unchecked Sendable {
             try executeScript("COMMIT")
             return result
         } catch {
-            if deferredBegin != nil { deferredBegin = nil } else { _ = try? executeScript("ROLLBACK") }
+            // Committed with its last statements, then `body` threw: there is nothing left to roll back.
+            let over = committed
+            committed = false
+            if deferredBegin != nil { deferredBegin = nil } else if !over { _ = try? executeScript("ROLLBACK") }
             throw error
         }
     }

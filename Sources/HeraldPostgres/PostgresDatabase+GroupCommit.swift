@@ -15,7 +15,8 @@ extension PostgresDatabase {
     /// savepoints from an earlier write than the last, so the runs end.
     ///
     /// A group of registrations first runs its `batch` in each run of the transaction, before the writes
-    /// (which then find most of their work done). Should the batch's own statements fail (a value PostgreSQL
+    /// (which then find most of their work done; all of it, and the transaction committed, when every
+    /// registration was new). Should the batch's own statements fail (a value PostgreSQL
     /// refuses, in one registration of the group), the group runs again without it, one write at a time, so
     /// that only the registration at fault fails.
     ///
@@ -27,12 +28,18 @@ extension PostgresDatabase {
         while true {
             do {
                 try await write { [savepointsFrom, batch] connection in
+                    let committed: Bool
                     do {
-                        try batch?.write(connection)
+                        committed = try batch?.write(connection) ?? false
                     } catch let error as PostgresError where Self.failsTheGroup(error) {
                         throw error
                     } catch {
                         throw TheBatchFailed()
+                    }
+                    if committed {
+                        // Each body only answers what the batch did for it (an error, at most, is its own).
+                        for write in writes { try? write.run(connection) }
+                        return
                     }
                     for (index, write) in writes.enumerated() {
                         guard index < savepointsFrom else {

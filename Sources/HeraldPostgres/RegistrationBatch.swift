@@ -15,6 +15,9 @@ final class PendingRegistration: @unchecked Sendable {
     let insertable: Bool
     /// The installation the batch created for this registration; the write's body then has nothing left to do.
     var inserted: InstallationRecord?
+    /// The batch committed the transaction with its insert, which did not store this registration (its app
+    /// was deleted): the write's body answers that, with nothing left to run.
+    var appGone = false
     /// The batch's lock statement holds this registration's locks; its body need not take them again.
     var locked = false
 
@@ -41,11 +44,12 @@ final class PendingRegistration: @unchecked Sendable {
 /// returns what was inserted for it, or, for the others (a known device, a token the group registers
 /// twice), runs `PostgresStore.upsert` as it would alone, under the locks already held. The new rows go in
 /// before the others' writes, which cannot change what decided they were new: an earlier write of the
-/// group shares no key with them.
+/// group shares no key with them. When every registration of the group is new, the insert is the
+/// transaction's last statement and carries its `COMMIT`: a group of new devices is two round trips.
 ///
 /// New devices are inserted only in groups of registrations alone (another kind of write may change keys
 /// this batch cannot see; updates and LeanCloud saves count as another kind, though the batch takes their
-/// locks too); a lone registration takes its own path. In a group that mixes registrations
+/// locks too); a lone update or save takes its own path. In a group that mixes registrations
 /// with other writes, the batch still takes the registrations' locks first, so that a group always takes
 /// its advisory locks before any row lock: otherwise a batched group, holding a later registration's key
 /// and waiting for a row, and a mixed group, holding that row and waiting for the key, would deadlock.
@@ -55,25 +59,31 @@ struct RegistrationBatch: Sendable {
     /// of other kinds the batch only takes the registrations' locks.
     let insertsNew: Bool
 
+    /// A lone registration is a batch too: new, it is two round trips (its locks and lookups with the
+    /// `BEGIN`, its insert with the `COMMIT`) instead of four; known, as many as alone.
     init?(_ writes: [GroupCommit<PostgresConnection>.Write]) {
         let registrations = writes.compactMap { $0.payload as? PendingRegistration }
-        guard writes.count >= 2, !registrations.isEmpty else { return nil }
+        guard !registrations.isEmpty else { return nil }
         self.registrations = registrations
         insertsNew = registrations.count == writes.count && registrations.allSatisfy(\.insertable)
+        guard writes.count >= 2 || insertsNew else { return nil }
     }
 
     /// Takes the group's locks and inserts its new devices, in the caller's transaction. Forgets what an
-    /// earlier run of the transaction did first: that run was rolled back.
-    func write(_ db: PostgresConnection) throws {
+    /// earlier run of the transaction did first: that run was rolled back. Returns true when it committed
+    /// the transaction too: every registration of the group was new, so its insert was the transaction's
+    /// last statement and carried the `COMMIT` (one round trip fewer); each write's body then only answers.
+    func write(_ db: PostgresConnection) throws -> Bool {
         forget()
         let stored = try lockAndFindStoredKeys(db)
-        if insertsNew { try insertNew(db, stored: stored) }
+        return insertsNew ? try insertNew(db, stored: stored) : false
     }
 
     /// Back to nothing done: each registration's body does all of its write.
     func forget() {
         for registration in registrations {
             registration.inserted = nil
+            registration.appGone = false
             registration.locked = false
         }
     }
@@ -107,7 +117,8 @@ struct RegistrationBatch: Sendable {
         return taken
     }
 
-    private func insertNew(_ db: PostgresConnection, stored: Set<Key>) throws {
+    /// Returns true when the insert committed the transaction (every registration was new).
+    private func insertNew(_ db: PostgresConnection, stored: Set<Key>) throws -> Bool {
         // Keys stored, or registered by an earlier registration of the group.
         var taken = stored
         var rows = NewInstallationColumns()
@@ -125,14 +136,19 @@ struct RegistrationBatch: Sendable {
             rows.append(record, tags: tags ?? [])
             records[record.id] = (registration, record, tags)
         }
-        guard !records.isEmpty else { return }
-        let inserted = try db.all(Self.insertNew, rows.arguments) { (id: $0.text(0), seq: $0.int64(1)) }
-        for (id, seq) in inserted {
+        guard !records.isEmpty else { return false }
+        let committing = records.count == registrations.count
+        let result = try db.pipeline([.init(Self.insertNew, rows.arguments)], committing: committing)[0]
+        for (id, seq) in result.rows({ (id: $0.text(0), seq: $0.int64(1)) }) {
             guard let (registration, record, tags) = records[id] else { continue }
             var stored = record
             stored.seq = seq
             registration.inserted = stored.answering(written: tags, existed: false) { $0 }
         }
+        if committing {
+            for registration in registrations where registration.inserted == nil { registration.appGone = true }
+        }
+        return committing
     }
 
     /// An installation id or a token of an app, by bytes (as PostgreSQL compares them).

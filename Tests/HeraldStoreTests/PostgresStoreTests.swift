@@ -113,7 +113,8 @@ import Testing
         let pending = drafts.enumerated().map { n, d in PendingRegistration(appID: d.app, draft: d.draft, newID: "n\(n)", now: t0, insertable: true) }
         let writes = pending.map { GroupCommit<PostgresConnection>.Write(payload: $0, body: { _ in }, answer: { _ in }) }
         let batch = try #require(RegistrationBatch(writes))
-        try await store.database.write { db in try batch.write(db) }
+        // Not every registration is new: the transaction stays open for the others' writes.
+        #expect(try await store.database.write { db in try batch.write(db) } == false)
         #expect(pending.map { $0.inserted?.id } == ["n0", nil, nil, "n3", nil, "n5", nil])
         #expect(pending.filter(\.locked).count == pending.count)
         let answered = try #require(pending[0].inserted)
@@ -125,21 +126,55 @@ import Testing
         #expect(try await store.installationCount(appID: "app2") == 1)
         batch.forget()
         #expect(pending.filter { $0.inserted != nil || $0.locked }.isEmpty)
-        // A lone registration has no batch; in a group with a write of another kind, the batch takes the
-        // registrations' locks (before any row lock of the group) and inserts nothing.
-        #expect(RegistrationBatch(Array(writes.prefix(1))) == nil)
+        // A lone update or save has no batch (a lone registration has: new, it commits with its insert); in
+        // a group with a write of another kind, the batch takes the registrations' locks (before any row
+        // lock of the group) and inserts nothing.
+        let loneSave = PendingRegistration(appID: "app1", draft: InstallationDraft(deviceToken: "aa"), newID: "s0", now: t0, insertable: false)
+        #expect(RegistrationBatch([GroupCommit<PostgresConnection>.Write(payload: loneSave, body: { _ in }, answer: { _ in })]) == nil)
+        #expect(RegistrationBatch(Array(writes.prefix(1)))?.insertsNew == true)
         let fresh = PendingRegistration(appID: "app1", draft: InstallationDraft(deviceToken: "e1"), newID: "m0", now: t0, insertable: true)
         let mixedWrites = [GroupCommit<PostgresConnection>.Write(payload: nil, body: { _ in }, answer: { _ in }),
                            GroupCommit<PostgresConnection>.Write(payload: fresh, body: { _ in }, answer: { _ in })]
         let mixed = try #require(RegistrationBatch(mixedWrites))
-        try await store.database.write { db in try mixed.write(db) }
+        #expect(try await store.database.write { db in try mixed.write(db) } == false)
         #expect(fresh.locked && fresh.inserted == nil && !mixed.insertsNew)
         // An update or a LeanCloud save in the group is locked with the registrations; nothing is inserted.
         let save = PendingRegistration(appID: "app1", draft: InstallationDraft(deviceToken: "f1"), newID: "m1", now: t0, insertable: false)
         let other = PendingRegistration(appID: "app1", draft: InstallationDraft(deviceToken: "f2"), newID: "m2", now: t0, insertable: true)
         let withSave = try #require(RegistrationBatch([save, other].map { GroupCommit<PostgresConnection>.Write(payload: $0, body: { _ in }, answer: { _ in }) }))
-        try await store.database.write { db in try withSave.write(db) }
+        #expect(try await store.database.write { db in try withSave.write(db) } == false)
         #expect(save.locked && other.locked && other.inserted == nil && !withSave.insertsNew)
+    }
+
+    /// A group whose registrations are all new sends its insert with the transaction's `COMMIT`: the batch
+    /// says it committed, the rows are stored, and a registration of an app deleted before it is answered
+    /// "not found" with nothing stored. Through the store, a lone new device and a group of them alike.
+    @Test(.enabled(if: TestPostgres.url != nil, TestPostgres.skipReason))
+    func aGroupOfNewDevicesCommitsWithItsInsert() async throws {
+        let store = try await PostgresStore(url: try await TestPostgres.freshDatabase(), poolSize: 2)
+        try await makeApp(store)
+        let pending = [("app1", "a1"), ("app1", "a2"), ("gone", "a3")].enumerated().map { n, d in
+            PendingRegistration(appID: d.0, draft: InstallationDraft(deviceToken: d.1), newID: "n\(n)", now: t0, insertable: true)
+        }
+        let batch = try #require(RegistrationBatch(pending.map { GroupCommit<PostgresConnection>.Write(payload: $0, body: { _ in }, answer: { _ in }) }))
+        #expect(try await store.database.write { db in try batch.write(db) })
+        #expect(pending.map { $0.inserted?.deviceToken } == ["a1", "a2", nil] && pending.map(\.appGone) == [false, false, true])
+        #expect(try await store.installationCount(appID: "app1") == 2)
+
+        let lone = try await store.upsertInstallation(appID: "app1", draft: InstallationDraft(deviceToken: "b1"), match: .installationIDOrToken,
+                                                      newID: "lone", now: t0)
+        #expect(lone.created && lone.0.id == "lone")
+        #expect(try await store.installation(appID: "app1", id: "lone")?.seq == lone.0.seq)
+        await #expect(throws: StoreError.notFound) {
+            _ = try await store.upsertInstallation(appID: "gone", draft: InstallationDraft(deviceToken: "b2"), match: .installationIDOrToken,
+                                                   newID: "late", now: t0)
+        }
+        // The same device again is known: its own write runs after the batch's locks, in the open transaction.
+        var known = InstallationDraft(deviceToken: "b1")
+        known.badge = 4
+        let again = try await store.upsertInstallation(appID: "app1", draft: known, match: .installationIDOrToken, newID: "other", now: t0)
+        #expect(!again.created && again.0.id == "lone" && again.0.badge == 4)
+        #expect(try await store.installationCount(appID: "app1") == 3)
     }
 
     /// Updates and LeanCloud saves of one installation, some found by id (a row lock only) and some by its
@@ -273,6 +308,13 @@ import Testing
         }
         try await store.database.write { db in try db.executeScript("INSERT INTO pipelined VALUES (6)") }
         #expect(try await store.database.read { try $0.all("SELECT n FROM pipelined ORDER BY n") { $0.int(0) } } == [1, 6])
+        // Statements sent with the COMMIT: stored when all ran (and not committed twice), nothing when one failed.
+        try await store.database.write { db in _ = try db.pipeline([.init(insert, [.int(7)]), .init(insert, [.int(8)])], committing: true) }
+        await #expect(throws: PostgresError.self) {
+            try await store.database.write { db in _ = try db.pipeline([.init(insert, [.int(9)]), .init(insert, [.int(6)])], committing: true) }
+        }
+        try await store.database.write { db in try db.execute(insert, [.int(10)]) }
+        #expect(try await store.database.read { try $0.all("SELECT n FROM pipelined ORDER BY n") { $0.int(0) } } == [1, 6, 7, 8, 10])
     }
 
     /// A write that keeps losing races (a deadlock each time, as two registration groups on different
