@@ -85,6 +85,7 @@ extension PostgresStore {
         let pending = PendingRegistration(appID: appID, draft: draft, newID: newID, now: now, insertable: insertable)
         let result = try await installationWrites.write(payload: pending) { db in
             if let inserted = pending.inserted { return (inserted, created: true) }
+            if let updated = pending.updated { return (updated, created: false) }
             if pending.appGone { throw StoreError.notFound }
             if !pending.locked { try Self.lockForUpsert(appID: appID, draft: draft, db) }
             return try Self.upsert(appID: appID, draft: draft, match: match, newID: newID, now: now, db)

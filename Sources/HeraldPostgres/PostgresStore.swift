@@ -41,7 +41,9 @@ public final class PostgresStore: HeraldStorage {
     /// connections (an import's second connection, taken only when one is idle, is rarer under a burst). A
     /// registration is several round trips to PostgreSQL (~0.13 ms each here), and one group at a time left
     /// both ends idle between them: with 16 clients, 2 lanes of the serve's pool of 8 registered 1,885/s,
-    /// 4 lanes 2,857-3,267/s, 6 lanes 3,402/s (docs/performance.md, "Round 15"). Two groups may each hold a
+    /// 4 lanes 2,857-3,267/s, 6 lanes 3,402/s (docs/performance.md, "Round 15"). Since a group of new devices
+    /// is two round trips, fewer lanes (larger groups) register new devices faster, but known devices, several
+    /// round trips each, slower: 2 lanes against 4, +9% and -11% ("Round 18"); 4 stayed. Two groups may each hold a
     /// lock the other's next write wants; PostgreSQL reports the deadlock after `deadlock_timeout` (a second
     /// by default) and the group it aborted runs again (`PostgresDatabase.write`; after `retries` such losses
     /// its callers get `StoreError.unavailable`, a 503).

@@ -15,6 +15,9 @@ final class PendingRegistration: @unchecked Sendable {
     let insertable: Bool
     /// The installation the batch created for this registration; the write's body then has nothing left to do.
     var inserted: InstallationRecord?
+    /// The stored installation the batch updated for this registration (a known device re-registering);
+    /// the write's body then has nothing left to do either.
+    var updated: InstallationRecord?
     /// The batch committed the transaction with its insert, which did not store this registration (its app
     /// was deleted): the write's body answers that, with nothing left to run.
     var appGone = false
@@ -31,23 +34,26 @@ final class PendingRegistration: @unchecked Sendable {
 }
 
 /// The registrations of one group transaction, written together where they can be: a new device is one
-/// row of one statement for the whole group, instead of three round trips of its own. A statement's round
-/// trip costs both ends more CPU than the work it carries: PostgreSQL's backends spent 245 µs per
-/// registration, of which its statements' execution was 80 (docs/performance.md, "Round 16").
+/// row of one statement for the whole group, instead of three round trips of its own, and a known device
+/// re-registering one row of one update. A statement's round trip costs both ends more CPU than the work
+/// it carries: PostgreSQL's backends spent 245 µs per registration, of which its statements' execution
+/// was 80 (docs/performance.md, "Round 16").
 ///
 /// Before the group's writes run, `write` takes every lock the group's registrations need in one statement
 /// (`PostgresStore.lockKeys`: the apps' shared locks, then the keys, sorted, as one registration takes
-/// its own), then finds which of their installation ids and tokens are stored (a statement whose snapshot
-/// follows the locks; both in the round trip of the transaction's `BEGIN`), and inserts in one statement
-/// every registration that is new: whose installation id and token neither a stored installation nor an
-/// earlier registration of the group has, and whose app still exists. Each registration's body then
-/// returns what was inserted for it, or, for the others (a known device, a token the group registers
-/// twice), runs `PostgresStore.upsert` as it would alone, under the locks already held. The new rows go in
-/// before the others' writes, which cannot change what decided they were new: an earlier write of the
-/// group shares no key with them. When every registration of the group is new, the insert is the
-/// transaction's last statement and carries its `COMMIT`: a group of new devices is two round trips.
+/// its own), then reads the stored installations that hold their installation ids and tokens, locking
+/// their rows (statements whose snapshots follow the locks; all in the round trip of the transaction's
+/// `BEGIN`). In one more round trip it inserts every registration that is new (whose installation id and
+/// token neither a stored installation nor an earlier registration of the group has; its app must still
+/// exist) and updates every plain re-registration (`knownUpdate`: found as alone, token unchanged, tags
+/// given, its keys and its row's named by no other registration of the group). Each registration's body
+/// then returns what was written for it, or, for the others (a new token, a token the group registers
+/// twice), runs `PostgresStore.upsert` as it would alone, under the locks already held. The batch's rows
+/// are written before the others' writes, which cannot reach them: no other registration of the group
+/// names their keys. When the batch wrote every registration of the group, its statements carry the
+/// transaction's `COMMIT`: the whole group is two round trips.
 ///
-/// New devices are inserted only in groups of registrations alone (another kind of write may change keys
+/// Registrations are written together only in groups of registrations alone (another kind of write may change keys
 /// this batch cannot see; updates and LeanCloud saves count as another kind, though the batch takes their
 /// locks too); a lone update or save takes its own path. In a group that mixes registrations
 /// with other writes, the batch still takes the registrations' locks first, so that a group always takes
@@ -55,44 +61,45 @@ final class PendingRegistration: @unchecked Sendable {
 /// and waiting for a row, and a mixed group, holding that row and waiting for the key, would deadlock.
 struct RegistrationBatch: Sendable {
     let registrations: [PendingRegistration]
-    /// The group is of registrations alone: its new devices are inserted together. In a group with writes
-    /// of other kinds the batch only takes the registrations' locks.
-    let insertsNew: Bool
+    /// The group is of registrations alone: its new devices are inserted together, its plain re-registrations
+    /// updated together. In a group with writes of other kinds the batch only takes the registrations' locks.
+    let writesTogether: Bool
 
-    /// A lone registration is a batch too: new, it is two round trips (its locks and lookups with the
-    /// `BEGIN`, its insert with the `COMMIT`) instead of four; known, as many as alone.
+    /// A lone registration is a batch too: new or plainly known, it is two round trips (its locks and
+    /// lookups with the `BEGIN`, its write with the `COMMIT`) instead of four.
     init?(_ writes: [GroupCommit<PostgresConnection>.Write]) {
         let registrations = writes.compactMap { $0.payload as? PendingRegistration }
         guard !registrations.isEmpty else { return nil }
         self.registrations = registrations
-        insertsNew = registrations.count == writes.count && registrations.allSatisfy(\.insertable)
-        guard writes.count >= 2 || insertsNew else { return nil }
+        writesTogether = registrations.count == writes.count && registrations.allSatisfy(\.insertable)
+        guard writes.count >= 2 || writesTogether else { return nil }
     }
 
-    /// Takes the group's locks and inserts its new devices, in the caller's transaction. Forgets what an
-    /// earlier run of the transaction did first: that run was rolled back. Returns true when it committed
-    /// the transaction too: every registration of the group was new, so its insert was the transaction's
-    /// last statement and carried the `COMMIT` (one round trip fewer); each write's body then only answers.
+    /// Takes the group's locks and writes what it can of its registrations, in the caller's transaction.
+    /// Forgets what an earlier run of the transaction did first: that run was rolled back. Returns true when
+    /// it committed the transaction too: it wrote every registration of the group, so its statements were
+    /// the transaction's last and carried the `COMMIT` (one round trip fewer); each body then only answers.
     func write(_ db: PostgresConnection) throws -> Bool {
         forget()
-        let stored = try lockAndFindStoredKeys(db)
-        return insertsNew ? try insertNew(db, stored: stored) : false
+        let stored = try lockAndFindStored(db)
+        return writesTogether ? try writeNewAndKnown(db, stored: stored) : false
     }
 
     /// Back to nothing done: each registration's body does all of its write.
     func forget() {
         for registration in registrations {
             registration.inserted = nil
+            registration.updated = nil
             registration.appGone = false
             registration.locked = false
         }
     }
 
-    /// The group's locks, then which of its installation ids and tokens are stored: one statement per app
-    /// (a group is nearly always of one app), each two index scans. All in one round trip, with the
-    /// transaction's `BEGIN`; each statement's snapshot is taken when it starts, so the lookups see what
-    /// was committed before the locks were granted.
-    private func lockAndFindStoredKeys(_ db: PostgresConnection) throws -> Set<Key> {
+    /// The group's locks, then the stored installations that hold its installation ids and tokens, their
+    /// rows locked: two statements per app (a group is nearly always of one app), each one index scan. All
+    /// in one round trip, with the transaction's `BEGIN`; each statement's snapshot is taken when it starts,
+    /// so the lookups see what was committed before the locks were granted.
+    private func lockAndFindStored(_ db: PostgresConnection) throws -> StoredInstallations {
         // By their bytes, as PostgreSQL compares them: Swift's `String` equality would merge two
         // canonically equivalent keys into one lock.
         var apps = Set<[UInt8]>(), keys = Set<[UInt8]>()
@@ -103,32 +110,58 @@ struct RegistrationBatch: Sendable {
         let ordered = (apps.sorted(by: PostgresStore.bytesPrecede) + keys.sorted(by: PostgresStore.bytesPrecede))
             .map { String(decoding: $0, as: UTF8.self) }
         let shared = ordered.indices.map { $0 < apps.count }
-        let byApp = insertsNew ? Dictionary(grouping: registrations, by: \.appID).map { ($0.key, $0.value) } : []
-        let lookups = byApp.map { app, group in
-            PostgresConnection.Statement(Self.selectStoredKeys, [.text(app), PGArray.text(group.compactMap(\.draft.installationID)),
-                                                                 PGArray.text(group.compactMap(\.draft.deviceToken))])
+        let byApp = writesTogether ? Dictionary(grouping: registrations, by: \.appID).map { ($0.key, $0.value) } : []
+        let lookups = byApp.flatMap { app, group in
+            [PostgresConnection.Statement(Self.selectByInstallationIDs, [.text(app), PGArray.text(group.compactMap(\.draft.installationID))]),
+             PostgresConnection.Statement(Self.selectByTokens, [.text(app), PGArray.text(group.compactMap(\.draft.deviceToken))])]
         }
         let results = try db.pipeline([PostgresConnection.Statement(Self.lockAll, [PGArray.text(ordered), PGArray.bool(shared)])] + lookups)
         for r in registrations { r.locked = true }
-        var taken = Set<Key>()
-        for ((app, _), result) in zip(byApp, results.dropFirst()) {
-            taken.formUnion(result.rows { $0.bool(0) ? Key(app, token: $0.text(1)) : Key(app, iid: $0.text(1)) })
+        var stored = StoredInstallations()
+        for (index, result) in results.dropFirst().enumerated() {
+            for row in result.rows(PostgresStore.installation) {
+                if index % 2 == 0 {
+                    stored.byInstallationID[Key(row.appID, iid: row.installationID)] = row
+                } else if let token = row.deviceToken {
+                    stored.byToken[Key(row.appID, token: token), default: []].append(row)
+                }
+            }
         }
-        return taken
+        return stored
     }
 
-    /// Returns true when the insert committed the transaction (every registration was new).
-    private func insertNew(_ db: PostgresConnection, stored: Set<Key>) throws -> Bool {
-        // Keys stored, or registered by an earlier registration of the group.
-        var taken = stored
+    /// The group's stored installations, by the keys the group's registrations look them up with.
+    private struct StoredInstallations {
+        var byInstallationID: [Key: InstallationRecord] = [:]
+        var byToken: [Key: [InstallationRecord]] = [:]
+
+        func holds(_ key: Key) -> Bool { key.isToken ? byToken[key] != nil : byInstallationID[key] != nil }
+    }
+
+    /// Inserts the group's new devices and updates its plain re-registrations (`knownUpdate`), in one round
+    /// trip. Returns true when that committed the transaction (every registration was one or the other).
+    private func writeNewAndKnown(_ db: PostgresConnection, stored: StoredInstallations) throws -> Bool {
+        // Keys registered by an earlier registration of the group (stored ones are in `stored`).
+        var taken = Set<Key>()
+        var uses: [Key: Int] = [:]
+        for registration in registrations {
+            for key in Self.keys(of: registration) { uses[key, default: 0] += 1 }
+        }
         var rows = NewInstallationColumns()
+        var known = KnownInstallationColumns()
         var records: [String: (PendingRegistration, InstallationRecord, Set<String>?)] = [:]
         for registration in registrations {
             let (app, draft, now) = (registration.appID, registration.draft, registration.now)
-            let keys = [draft.installationID.map { Key(app, iid: $0) }, draft.deviceToken.map { Key(app, token: $0) }].compactMap { $0 }
-            let isNew = keys.allSatisfy { !taken.contains($0) }
+            let keys = Self.keys(of: registration)
+            let isNew = keys.allSatisfy { !taken.contains($0) && !stored.holds($0) }
             taken.formUnion(keys)
-            guard isNew else { continue }
+            guard isNew else {
+                if let update = Self.knownUpdate(registration, stored: stored, uses: uses) {
+                    known.append(update.record, tags: update.tags)
+                    registration.updated = update.record.answering(written: update.tags, existed: true) { $0 }
+                }
+                continue
+            }
             var record = InstallationRecord.new(appID: app, installationID: draft.installationID ?? registration.newID,
                                                 id: registration.newID, createdAt: draft.createdAt, now: now)
             record.apply(draft, now: now)
@@ -136,19 +169,55 @@ struct RegistrationBatch: Sendable {
             rows.append(record, tags: tags ?? [])
             records[record.id] = (registration, record, tags)
         }
-        guard !records.isEmpty else { return false }
-        let committing = records.count == registrations.count
-        let result = try db.pipeline([.init(Self.insertNew, rows.arguments)], committing: committing)[0]
-        for (id, seq) in result.rows({ (id: $0.text(0), seq: $0.int64(1)) }) {
+        guard !records.isEmpty || !known.isEmpty else { return false }
+        let committing = records.count + known.count == registrations.count
+        var statements: [PostgresConnection.Statement] = records.isEmpty ? [] : [.init(Self.insertNew, rows.arguments)]
+        statements += known.statements
+        let results = try db.pipeline(statements, committing: committing)
+        for (id, seq) in (records.isEmpty ? [] : results[0].rows({ (id: $0.text(0), seq: $0.int64(1)) })) {
             guard let (registration, record, tags) = records[id] else { continue }
             var stored = record
             stored.seq = seq
             registration.inserted = stored.answering(written: tags, existed: false) { $0 }
         }
         if committing {
-            for registration in registrations where registration.inserted == nil { registration.appGone = true }
+            for registration in registrations where registration.inserted == nil && registration.updated == nil { registration.appGone = true }
         }
         return committing
+    }
+
+    /// The installation ids and tokens a registration's draft names.
+    private static func keys(of registration: PendingRegistration) -> [Key] {
+        let (app, draft) = (registration.appID, registration.draft)
+        return [draft.installationID.map { Key(app, iid: $0) }, draft.deviceToken.map { Key(app, token: $0) }].compactMap { $0 }
+    }
+
+    /// A known device re-registering, if the batch can write it as `PostgresStore.upsert` would: the stored
+    /// installation found as upsert finds it (by installation id, else the one holding the token), its
+    /// token unchanged (nothing to take from another row) and its tags given (the answer's tags are
+    /// those). Neither its keys nor the found row's are named by another registration of the group, so no
+    /// other write of the group reaches that row. Anything else (a new token, a reinstall adopting a row,
+    /// a token two rows hold) is left to the registration's own write.
+    private static func knownUpdate(_ registration: PendingRegistration, stored: StoredInstallations,
+                                    uses: [Key: Int]) -> (record: InstallationRecord, tags: Set<String>)? {
+        let (app, draft) = (registration.appID, registration.draft)
+        guard let tags = draft.tags else { return nil }
+        let found: InstallationRecord
+        if let iid = draft.installationID {
+            guard let row = stored.byInstallationID[Key(app, iid: iid)] else { return nil }
+            found = row
+        } else if let token = draft.deviceToken, let rows = stored.byToken[Key(app, token: token)], rows.count == 1 {
+            found = rows[0]
+        } else {
+            return nil
+        }
+        guard draft.deviceToken == nil || draft.deviceToken == found.deviceToken else { return nil }
+        let own = keys(of: registration)
+        let reached = Set(own + [Key(app, iid: found.installationID)] + (found.deviceToken.map { [Key(app, token: $0)] } ?? []))
+        guard reached.allSatisfy({ uses[$0, default: 0] == (own.contains($0) ? 1 : 0) }) else { return nil }
+        var record = found
+        record.apply(draft, now: registration.now)
+        return (record, Set(tags))
     }
 
     /// An installation id or a token of an app, by bytes (as PostgreSQL compares them).
@@ -158,12 +227,34 @@ struct RegistrationBatch: Sendable {
         init(_ app: String, token: String) { (self.app, isToken, value) = (Array(app.utf8), true, Array(token.utf8)) }
     }
 
-    /// Of the installation ids $2 and the tokens $3, those an installation of app $1 has (true: a token).
-    static let selectStoredKeys = """
-        SELECT false, installation_id FROM installations WHERE app_id = $1 AND installation_id = ANY($2::text[])
-        UNION ALL
-        SELECT true, device_token FROM installations WHERE app_id = $1 AND device_token = ANY($3::text[])
+    /// The installations of app $1 that have one of the installation ids $2, their rows locked.
+    static let selectByInstallationIDs =
+        "SELECT \(PostgresStore.installationColumns) FROM installations WHERE app_id = $1 AND installation_id = ANY($2::text[]) FOR UPDATE"
+    /// The installations of app $1 that hold one of the tokens $2, their rows locked.
+    static let selectByTokens =
+        "SELECT \(PostgresStore.installationColumns) FROM installations WHERE app_id = $1 AND device_token = ANY($2::text[]) FOR UPDATE"
+
+    /// Stored installations ($1-$19, a column each, as `PostgresStore.writtenColumns`) written again, by $20 seq.
+    /// The `= ANY` makes the generic plan find the rows by their key: joined with the `unnest` alone, it was a
+    /// hash join over the whole table (0.9 ms a group in a registry of 20,000).
+    static let updateKnown = """
+        UPDATE installations AS i SET installation_id = u.installation_id, device_token = u.device_token, environment = u.environment,
+            topic = u.topic, alias = u.alias, user_id = u.user_id, locale = u.locale, time_zone = u.time_zone, badge = u.badge,
+            app_version = u.app_version, os_version = u.os_version, device_model = u.device_model, properties = u.properties,
+            active = u.active, inactive_reason = u.inactive_reason, inactive_at = u.inactive_at, updated_at = u.updated_at,
+            last_seen_at = u.last_seen_at, token_updated_at = u.token_updated_at
+        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[],
+            $10::text[], $11::text[], $12::text[], $13::text[], $14::boolean[], $15::text[], $16::float8[], $17::float8[],
+            $18::float8[], $19::float8[], $20::bigint[])
+        AS u(installation_id, device_token, environment, topic, alias, user_id, locale, time_zone, badge, app_version, os_version,
+             device_model, properties, active, inactive_reason, inactive_at, updated_at, last_seen_at, token_updated_at, seq)
+        WHERE i.seq = u.seq AND i.seq = ANY($20::bigint[])
         """
+    /// The tags of the installations with seqs $1 (unique across apps), before their new ones go in.
+    static let deleteKnownTags = "DELETE FROM installation_tags WHERE seq = ANY($1::bigint[])"
+    /// Tags $2 of the installations of apps $1 with seqs $3 (three parallel arrays).
+    static let insertKnownTags =
+        "INSERT INTO installation_tags (app_id, tag, seq) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])"
 
     /// Advisory locks on every key of $1 in order, shared where $2 says so (the apps' locks). Also sets the
     /// transaction's plans generic: PostgreSQL otherwise planned `insertNew` anew at nearly every run
@@ -218,4 +309,42 @@ private struct NewInstallationColumns {
 
     /// In `insertNew`'s order.
     var arguments: [SQLValue] { columns.map(PGArray.column) + [PGArray.text(tagIDs), PGArray.text(tags)] }
+}
+
+/// Known installations written again (`RegistrationBatch.knownUpdate`), as `updateKnown`'s parameters, and
+/// their tags replaced.
+private struct KnownInstallationColumns {
+    private var columns: [[SQLValue]] = []
+    private var seqs: [Int64] = []
+    private var tagApps: [String] = []
+    private var tags: [String] = []
+    private var tagSeqs: [Int64] = []
+
+    var count: Int { seqs.count }
+    var isEmpty: Bool { seqs.isEmpty }
+
+    mutating func append(_ r: InstallationRecord, tags recordTags: Set<String>) {
+        let row = PostgresStore.writtenColumns(r)
+        if columns.isEmpty { columns = Array(repeating: [], count: row.count) }
+        for (column, value) in row.enumerated() { columns[column].append(value) }
+        seqs.append(r.seq)
+        for tag in recordTags {
+            tagApps.append(r.appID)
+            tags.append(tag)
+            tagSeqs.append(r.seq)
+        }
+    }
+
+    /// The update, the old tags' delete and the new tags' insert (none when no tags are left).
+    var statements: [PostgresConnection.Statement] {
+        guard !isEmpty else { return [] }
+        var out: [PostgresConnection.Statement] = [
+            .init(RegistrationBatch.updateKnown, columns.map(PGArray.column) + [PGArray.int(seqs)]),
+            .init(RegistrationBatch.deleteKnownTags, [PGArray.int(seqs)]),
+        ]
+        if !tags.isEmpty {
+            out.append(.init(RegistrationBatch.insertKnownTags, [PGArray.text(tagApps), PGArray.text(tags), PGArray.int(tagSeqs)]))
+        }
+        return out
+    }
 }

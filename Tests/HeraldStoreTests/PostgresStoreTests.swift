@@ -131,19 +131,19 @@ import Testing
         // lock of the group) and inserts nothing.
         let loneSave = PendingRegistration(appID: "app1", draft: InstallationDraft(deviceToken: "aa"), newID: "s0", now: t0, insertable: false)
         #expect(RegistrationBatch([GroupCommit<PostgresConnection>.Write(payload: loneSave, body: { _ in }, answer: { _ in })]) == nil)
-        #expect(RegistrationBatch(Array(writes.prefix(1)))?.insertsNew == true)
+        #expect(RegistrationBatch(Array(writes.prefix(1)))?.writesTogether == true)
         let fresh = PendingRegistration(appID: "app1", draft: InstallationDraft(deviceToken: "e1"), newID: "m0", now: t0, insertable: true)
         let mixedWrites = [GroupCommit<PostgresConnection>.Write(payload: nil, body: { _ in }, answer: { _ in }),
                            GroupCommit<PostgresConnection>.Write(payload: fresh, body: { _ in }, answer: { _ in })]
         let mixed = try #require(RegistrationBatch(mixedWrites))
         #expect(try await store.database.write { db in try mixed.write(db) } == false)
-        #expect(fresh.locked && fresh.inserted == nil && !mixed.insertsNew)
+        #expect(fresh.locked && fresh.inserted == nil && !mixed.writesTogether)
         // An update or a LeanCloud save in the group is locked with the registrations; nothing is inserted.
         let save = PendingRegistration(appID: "app1", draft: InstallationDraft(deviceToken: "f1"), newID: "m1", now: t0, insertable: false)
         let other = PendingRegistration(appID: "app1", draft: InstallationDraft(deviceToken: "f2"), newID: "m2", now: t0, insertable: true)
         let withSave = try #require(RegistrationBatch([save, other].map { GroupCommit<PostgresConnection>.Write(payload: $0, body: { _ in }, answer: { _ in }) }))
         #expect(try await store.database.write { db in try withSave.write(db) } == false)
-        #expect(save.locked && other.locked && other.inserted == nil && !withSave.insertsNew)
+        #expect(save.locked && other.locked && other.inserted == nil && !withSave.writesTogether)
     }
 
     /// A group whose registrations are all new sends its insert with the transaction's `COMMIT`: the batch
@@ -175,6 +175,59 @@ import Testing
         let again = try await store.upsertInstallation(appID: "app1", draft: known, match: .installationIDOrToken, newID: "other", now: t0)
         #expect(!again.created && again.0.id == "lone" && again.0.badge == 4)
         #expect(try await store.installationCount(appID: "app1") == 3)
+    }
+
+    /// A group writes its known devices' plain re-registrations together too (their stored rows read and
+    /// locked with the group's lookups, one update for all): found as a registration alone finds them, the
+    /// token unchanged, the tags given, and no other registration of the group naming their keys. The rest
+    /// are left to their own writes; a group of new and plainly known devices alone commits with its writes.
+    @Test(.enabled(if: TestPostgres.url != nil, TestPostgres.skipReason))
+    func aGroupUpdatesItsKnownDevicesTogetherAndLeavesTheRestToTheirOwnWrites() async throws {
+        let store = try await PostgresStore(url: try await TestPostgres.freshDatabase(), poolSize: 2)
+        let t1 = t0.addingTimeInterval(60)
+        try await makeApp(store)
+        let a = try await register(store, iid: "a", token: "ta", tags: ["old"])
+        var tokenOnly = InstallationDraft(deviceToken: "tb")
+        tokenOnly.tags = ["kept"]
+        let b = try await store.upsertInstallation(appID: "app1", draft: tokenOnly, match: .installationIDOrToken, newID: "b", now: t0).0
+        _ = try await register(store, iid: "c", token: "tc", tags: ["c"])
+        _ = try await register(store, iid: "d", token: "td", tags: ["d"])
+        _ = try await register(store, iid: "g", token: "tg")
+        func draft(_ iid: String?, _ token: String?, _ tags: [String]?, badge: Int? = nil) -> InstallationDraft {
+            var d = InstallationDraft(installationID: iid, deviceToken: token, environment: "production")
+            d.tags = tags
+            d.badge = badge
+            return d
+        }
+        let drafts = [
+            draft("a", "ta", ["new", "b"], badge: 3),   // known by installation id: batched
+            draft(nil, "tb", []),                       // known by token alone: batched, its tags cleared
+            draft("c", "tc2", ["x"]),                   // a new token: its own write (the token's other holders)
+            draft(nil, "td", nil),                      // no tags: its own write (the answer reads them)
+            draft(nil, "te", ["n"]),                    // new: inserted
+            draft(nil, "tg", ["g1"]),                   // one device named twice in the group: both their own writes
+            draft("g", nil, ["g2"]),
+        ]
+        let pending = drafts.enumerated().map { n, d in PendingRegistration(appID: "app1", draft: d, newID: "n\(n)", now: t1, insertable: true) }
+        let batch = try #require(RegistrationBatch(pending.map { GroupCommit<PostgresConnection>.Write(payload: $0, body: { _ in }, answer: { _ in }) }))
+        #expect(try await store.database.write { db in try batch.write(db) } == false)
+        #expect(pending.map { $0.updated?.id } == [a.id, b.id, nil, nil, nil, nil, nil])
+        #expect(pending.map { $0.inserted != nil } == [false, false, false, false, true, false, false])
+        #expect(pending.filter(\.locked).count == pending.count)
+        let answered = try #require(pending[0].updated)
+        #expect(answered.tags == ["b", "new"] && answered.badge == 3 && answered.seq == a.seq && answered.updatedAt == t1)
+        let readA = try #require(try await store.installation(appID: "app1", id: a.id))
+        #expect(readA.tags == ["b", "new"] && readA.badge == 3 && readA.deviceToken == "ta" && readA.createdAt == a.createdAt)
+        #expect(try await store.installation(appID: "app1", id: b.id)?.tags == [])
+        #expect(pending[1].updated?.tags == [] && pending[1].updated?.installationID == b.installationID)
+        // Known and new alone: the writes carry the COMMIT.
+        let second = [draft("a", "ta", ["z"]), draft(nil, "th", ["h"])].enumerated().map { n, d in
+            PendingRegistration(appID: "app1", draft: d, newID: "m\(n)", now: t1, insertable: true)
+        }
+        let both = try #require(RegistrationBatch(second.map { GroupCommit<PostgresConnection>.Write(payload: $0, body: { _ in }, answer: { _ in }) }))
+        #expect(try await store.database.write { db in try both.write(db) })
+        #expect(try await store.installation(appID: "app1", id: a.id)?.tags == ["z"])
+        #expect(try await store.installation(appID: "app1", id: "m1")?.deviceToken == "th")
     }
 
     /// Updates and LeanCloud saves of one installation, some found by id (a row lock only) and some by its
