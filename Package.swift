@@ -45,7 +45,7 @@ let package = Package(
         // Storage on one SQLite file (embedded, the default)
         .target(name: "HeraldSQLite", dependencies: ["HeraldStore", "CSQLite", "CHeraldShims"]),
         // Storage on PostgreSQL (libpq): the same contract, for several nodes on one database
-        .target(name: "HeraldPostgres", dependencies: ["HeraldStore", "CPostgres"]),
+        .target(name: "HeraldPostgres", dependencies: ["HeraldJSON", "HeraldStore", "CPostgres"]),
         // Provider service: REST API, registry, push API, queue, dispatcher, scheduler
         .target(name: "HeraldServer", dependencies: ["HeraldJSON", "HeraldStore", "HeraldSQLite", "HeraldPostgres", "APNSClient", "HeraldHTTP", "HeraldCrypto"]),
         // The `herald serve` process, assembled in one place: store, service, HTTP listener, built-in simulator, log

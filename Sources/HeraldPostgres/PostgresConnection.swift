@@ -97,7 +97,7 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Runs SQL without parameters that may hold several statements (schema). Not prepared.
     func executeScript(_ sql: String) throws {
-        precondition(!committed, "a statement after the transaction's COMMIT")
+        try refuseAfterCommit(sql)
         try sendDeferredBegin()
         let conn = try live()
         let result = PQexec(conn, sql)
@@ -132,7 +132,7 @@ final class PostgresConnection: @unchecked Sendable {
     /// result. Values never become part of the SQL text. The first statement of a transaction carries its
     /// `BEGIN` along (`pipeline`).
     private func run(_ sql: String, _ arguments: [SQLValue]) throws -> PostgresResult {
-        precondition(!committed, "a statement after the transaction's COMMIT")
+        try refuseAfterCommit(sql)
         if deferredBegin != nil { return try pipeline([Statement(sql, arguments)])[0] }
         let conn = try live()
         let name = try statementName(sql, conn)
@@ -148,11 +148,14 @@ final class PostgresConnection: @unchecked Sendable {
     /// throws once all results are read; the ones after it did not run.
     ///
     /// `committing`: the transaction's `COMMIT` goes last, in the same round trip, for statements known to be
-    /// the transaction's last (a group of new devices, `RegistrationBatch`): the transaction is over when
-    /// this returns, and running another statement in it is a programming error. Should a statement fail,
-    /// the `COMMIT` does not run either and `transaction` rolls back as usual.
+    /// the transaction's last (a group `RegistrationBatch` wrote whole): the transaction is over when this
+    /// returns, and another statement in it throws `StatementAfterCommit`. Should a statement fail, the
+    /// `COMMIT` does not run either and `transaction` rolls back as usual. Should the connection fail while
+    /// the results are read, whether the transaction committed is unknown, as when a lone `COMMIT`'s answer
+    /// is lost; the window is now the statements' round trip too (the callers' 503 may hide a stored write,
+    /// which a registration's retry finds and updates).
     func pipeline(_ statements: [Statement], committing: Bool = false) throws -> [PostgresResult] {
-        precondition(!committed, "a statement after the transaction's COMMIT")
+        try refuseAfterCommit(statements.first?.sql)
         let conn = try live()
         let names = try statements.map { try statementName($0.sql, conn) }
         let begin = deferredBegin
@@ -200,6 +203,13 @@ final class PostgresConnection: @unchecked Sendable {
         if let error { throw error }
         if committing { committed = true }
         return results
+    }
+
+    /// A statement after the transaction's `COMMIT` went with its last statements would run outside it: a
+    /// bug in the caller, refused (that caller's write fails) rather than run or trapped (the whole server).
+    private func refuseAfterCommit(_ sql: String?) throws {
+        guard committed else { return }
+        throw StatementAfterCommit(sql: sql)
     }
 
     /// The result of a statement that ran, or its failure (the result cleared).
@@ -305,6 +315,12 @@ final class PostgresConnection: @unchecked Sendable {
         defer { PQclear(result) }
         guard PQresultStatus(result) == PGRES_COMMAND_OK else { throw failure(result, sql: begin) }
     }
+}
+
+/// A statement sent after its transaction's `COMMIT` (`PostgresConnection.pipeline(_:committing:)`).
+struct StatementAfterCommit: Error, CustomStringConvertible {
+    let sql: String?
+    var description: String { "a statement after its transaction's COMMIT" + (sql.map { " (\($0.prefix(120)))" } ?? "") }
 }
 
 /// A query's result, cleared when the last row view is gone.

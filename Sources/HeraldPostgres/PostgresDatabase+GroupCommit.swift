@@ -16,7 +16,7 @@ extension PostgresDatabase {
     ///
     /// A group of registrations first runs its `batch` in each run of the transaction, before the writes
     /// (which then find most of their work done; all of it, and the transaction committed, when every
-    /// registration was new). Should the batch's own statements fail (a value PostgreSQL
+    /// registration was new or a plain re-registration). Should the batch's own statements fail (a value PostgreSQL
     /// refuses, in one registration of the group), the group runs again without it, one write at a time, so
     /// that only the registration at fault fails.
     ///

@@ -8,6 +8,9 @@ extension PostgresStore {
         last_seen_at, token_updated_at
         """
 
+    /// The number of `installationColumns`: a statement's own columns after them start at this index.
+    static let installationColumnCount = 23
+
     static func installation(_ r: PostgresRow) -> InstallationRecord {
         InstallationRecord(seq: r.int64(0), id: r.text(1), appID: r.text(2), installationID: r.text(3),
                            deviceToken: r.optionalText(4), environment: r.text(5), topic: r.optionalText(6), tags: [],

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldJSON
 import HeraldStore
 
 /// A write of one installation waiting in a group transaction (`GroupCommit.Write.payload`): a registration
@@ -119,7 +120,7 @@ struct RegistrationBatch: Sendable {
         for r in registrations { r.locked = true }
         var stored = StoredInstallations()
         for (index, result) in results.dropFirst().enumerated() {
-            for row in result.rows(PostgresStore.installation) {
+            for row in result.rows(Self.installationWithTags) {
                 if index % 2 == 0 {
                     stored.byInstallationID[Key(row.appID, iid: row.installationID)] = row
                 } else if let token = row.deviceToken {
@@ -128,6 +129,17 @@ struct RegistrationBatch: Sendable {
             }
         }
         return stored
+    }
+
+    /// A row of `selectByInstallationIDs` or `selectByTokens`: the installation, then its tags as a JSON
+    /// array (null for none), in the order `PostgresStore.withTags` reads them.
+    private static func installationWithTags(_ row: PostgresRow) -> InstallationRecord {
+        var record = PostgresStore.installation(row)
+        if let json = row.optionalText(PostgresStore.installationColumnCount),
+           let tags = (try? JSONValue(parsing: json))?.arrayValue {
+            record.tags = tags.compactMap(\.stringValue)
+        }
+        return record
     }
 
     /// The group's stored installations, by the keys the group's registrations look them up with.
@@ -193,15 +205,14 @@ struct RegistrationBatch: Sendable {
     }
 
     /// A known device re-registering, if the batch can write it as `PostgresStore.upsert` would: the stored
-    /// installation found as upsert finds it (by installation id, else the one holding the token), its
-    /// token unchanged (nothing to take from another row) and its tags given (the answer's tags are
-    /// those). Neither its keys nor the found row's are named by another registration of the group, so no
+    /// installation found as upsert finds it (by installation id, else the one holding the token) and its
+    /// token unchanged (nothing to take from another row); its tags replaced if given, else kept (read with
+    /// the row). Neither its keys nor the found row's are named by another registration of the group, so no
     /// other write of the group reaches that row. Anything else (a new token, a reinstall adopting a row,
     /// a token two rows hold) is left to the registration's own write.
     private static func knownUpdate(_ registration: PendingRegistration, stored: StoredInstallations,
-                                    uses: [Key: Int]) -> (record: InstallationRecord, tags: Set<String>)? {
+                                    uses: [Key: Int]) -> (record: InstallationRecord, tags: Set<String>?)? {
         let (app, draft) = (registration.appID, registration.draft)
-        guard let tags = draft.tags else { return nil }
         let found: InstallationRecord
         if let iid = draft.installationID {
             guard let row = stored.byInstallationID[Key(app, iid: iid)] else { return nil }
@@ -217,7 +228,7 @@ struct RegistrationBatch: Sendable {
         guard reached.allSatisfy({ uses[$0, default: 0] == (own.contains($0) ? 1 : 0) }) else { return nil }
         var record = found
         record.apply(draft, now: registration.now)
-        return (record, Set(tags))
+        return (record, draft.tags.map(Set.init))
     }
 
     /// An installation id or a token of an app, by bytes (as PostgreSQL compares them).
@@ -227,12 +238,20 @@ struct RegistrationBatch: Sendable {
         init(_ app: String, token: String) { (self.app, isToken, value) = (Array(app.utf8), true, Array(token.utf8)) }
     }
 
-    /// The installations of app $1 that have one of the installation ids $2, their rows locked.
+    // The lookups lock every row holding one of the group's keys, a few more than its registrations alone
+    // would (a second holder of an unchanged token). A transaction locking such rows in another order (a
+    // fan-out's badge update goes by seq) can deadlock with the group, as with registrations alone:
+    // PostgreSQL breaks it after `deadlock_timeout` and the group runs again.
+
+    /// The installations of app $1 that have one of the installation ids $2, their rows locked, with their tags.
     static let selectByInstallationIDs =
-        "SELECT \(PostgresStore.installationColumns) FROM installations WHERE app_id = $1 AND installation_id = ANY($2::text[]) FOR UPDATE"
-    /// The installations of app $1 that hold one of the tokens $2, their rows locked.
+        "SELECT \(PostgresStore.installationColumns), \(tagsOfRow) FROM installations i WHERE app_id = $1 AND installation_id = ANY($2::text[]) FOR UPDATE"
+    /// The installations of app $1 that hold one of the tokens $2, their rows locked, with their tags.
     static let selectByTokens =
-        "SELECT \(PostgresStore.installationColumns) FROM installations WHERE app_id = $1 AND device_token = ANY($2::text[]) FOR UPDATE"
+        "SELECT \(PostgresStore.installationColumns), \(tagsOfRow) FROM installations i WHERE app_id = $1 AND device_token = ANY($2::text[]) FOR UPDATE"
+    /// A row's tags as a JSON array, ordered as `PostgresStore.withTags` reads them; read after the row's lock.
+    private static let tagsOfRow =
+        "(SELECT json_agg(t.tag ORDER BY t.tag)::text FROM installation_tags t WHERE t.app_id = i.app_id AND t.seq = i.seq)"
 
     /// Stored installations ($1-$19, a column each, as `PostgresStore.writtenColumns`) written again, by $20 seq.
     /// The `= ANY` makes the generic plan find the rows by their key: joined with the `unnest` alone, it was a
@@ -316,6 +335,8 @@ private struct NewInstallationColumns {
 private struct KnownInstallationColumns {
     private var columns: [[SQLValue]] = []
     private var seqs: [Int64] = []
+    /// The installations whose tags are replaced (their registration gave tags).
+    private var retagged: [Int64] = []
     private var tagApps: [String] = []
     private var tags: [String] = []
     private var tagSeqs: [Int64] = []
@@ -323,11 +344,13 @@ private struct KnownInstallationColumns {
     var count: Int { seqs.count }
     var isEmpty: Bool { seqs.isEmpty }
 
-    mutating func append(_ r: InstallationRecord, tags recordTags: Set<String>) {
+    mutating func append(_ r: InstallationRecord, tags recordTags: Set<String>?) {
         let row = PostgresStore.writtenColumns(r)
         if columns.isEmpty { columns = Array(repeating: [], count: row.count) }
         for (column, value) in row.enumerated() { columns[column].append(value) }
         seqs.append(r.seq)
+        guard let recordTags else { return }
+        retagged.append(r.seq)
         for tag in recordTags {
             tagApps.append(r.appID)
             tags.append(tag)
@@ -335,13 +358,11 @@ private struct KnownInstallationColumns {
         }
     }
 
-    /// The update, the old tags' delete and the new tags' insert (none when no tags are left).
+    /// The update, the replaced tags' delete and the new tags' insert (each only when it has rows).
     var statements: [PostgresConnection.Statement] {
         guard !isEmpty else { return [] }
-        var out: [PostgresConnection.Statement] = [
-            .init(RegistrationBatch.updateKnown, columns.map(PGArray.column) + [PGArray.int(seqs)]),
-            .init(RegistrationBatch.deleteKnownTags, [PGArray.int(seqs)]),
-        ]
+        var out: [PostgresConnection.Statement] = [.init(RegistrationBatch.updateKnown, columns.map(PGArray.column) + [PGArray.int(seqs)])]
+        if !retagged.isEmpty { out.append(.init(RegistrationBatch.deleteKnownTags, [PGArray.int(retagged)])) }
         if !tags.isEmpty {
             out.append(.init(RegistrationBatch.insertKnownTags, [PGArray.text(tagApps), PGArray.text(tags), PGArray.int(tagSeqs)]))
         }

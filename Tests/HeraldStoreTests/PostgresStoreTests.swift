@@ -179,7 +179,8 @@ import Testing
 
     /// A group writes its known devices' plain re-registrations together too (their stored rows read and
     /// locked with the group's lookups, one update for all): found as a registration alone finds them, the
-    /// token unchanged, the tags given, and no other registration of the group naming their keys. The rest
+    /// token unchanged, and no other registration of the group naming their keys; tags replaced when given,
+    /// else kept. The rest
     /// are left to their own writes; a group of new and plainly known devices alone commits with its writes.
     @Test(.enabled(if: TestPostgres.url != nil, TestPostgres.skipReason))
     func aGroupUpdatesItsKnownDevicesTogetherAndLeavesTheRestToTheirOwnWrites() async throws {
@@ -191,7 +192,7 @@ import Testing
         tokenOnly.tags = ["kept"]
         let b = try await store.upsertInstallation(appID: "app1", draft: tokenOnly, match: .installationIDOrToken, newID: "b", now: t0).0
         _ = try await register(store, iid: "c", token: "tc", tags: ["c"])
-        _ = try await register(store, iid: "d", token: "td", tags: ["d"])
+        let d = try await register(store, iid: "d", token: "td", tags: ["d", "c"])
         _ = try await register(store, iid: "g", token: "tg")
         func draft(_ iid: String?, _ token: String?, _ tags: [String]?, badge: Int? = nil) -> InstallationDraft {
             var d = InstallationDraft(installationID: iid, deviceToken: token, environment: "production")
@@ -203,7 +204,7 @@ import Testing
             draft("a", "ta", ["new", "b"], badge: 3),   // known by installation id: batched
             draft(nil, "tb", []),                       // known by token alone: batched, its tags cleared
             draft("c", "tc2", ["x"]),                   // a new token: its own write (the token's other holders)
-            draft(nil, "td", nil),                      // no tags: its own write (the answer reads them)
+            draft(nil, "td", nil, badge: 5),            // no tags: batched, its tags kept (and answered)
             draft(nil, "te", ["n"]),                    // new: inserted
             draft(nil, "tg", ["g1"]),                   // one device named twice in the group: both their own writes
             draft("g", nil, ["g2"]),
@@ -211,7 +212,7 @@ import Testing
         let pending = drafts.enumerated().map { n, d in PendingRegistration(appID: "app1", draft: d, newID: "n\(n)", now: t1, insertable: true) }
         let batch = try #require(RegistrationBatch(pending.map { GroupCommit<PostgresConnection>.Write(payload: $0, body: { _ in }, answer: { _ in }) }))
         #expect(try await store.database.write { db in try batch.write(db) } == false)
-        #expect(pending.map { $0.updated?.id } == [a.id, b.id, nil, nil, nil, nil, nil])
+        #expect(pending.map { $0.updated?.id } == [a.id, b.id, nil, d.id, nil, nil, nil])
         #expect(pending.map { $0.inserted != nil } == [false, false, false, false, true, false, false])
         #expect(pending.filter(\.locked).count == pending.count)
         let answered = try #require(pending[0].updated)
@@ -220,6 +221,9 @@ import Testing
         #expect(readA.tags == ["b", "new"] && readA.badge == 3 && readA.deviceToken == "ta" && readA.createdAt == a.createdAt)
         #expect(try await store.installation(appID: "app1", id: b.id)?.tags == [])
         #expect(pending[1].updated?.tags == [] && pending[1].updated?.installationID == b.installationID)
+        #expect(pending[3].updated?.tags == ["c", "d"] && pending[3].updated?.badge == 5)
+        let readD = try #require(try await store.installation(appID: "app1", id: d.id))
+        #expect(readD.tags == ["c", "d"] && readD.badge == 5 && readD.updatedAt == t1)
         // Known and new alone: the writes carry the COMMIT.
         let second = [draft("a", "ta", ["z"]), draft(nil, "th", ["h"])].enumerated().map { n, d in
             PendingRegistration(appID: "app1", draft: d, newID: "m\(n)", now: t1, insertable: true)
@@ -368,6 +372,14 @@ import Testing
         }
         try await store.database.write { db in try db.execute(insert, [.int(10)]) }
         #expect(try await store.database.read { try $0.all("SELECT n FROM pipelined ORDER BY n") { $0.int(0) } } == [1, 6, 7, 8, 10])
+        // A statement after that COMMIT is refused (it would run outside the transaction); what committed stays.
+        await #expect(throws: StatementAfterCommit.self) {
+            try await store.database.write { db in
+                _ = try db.pipeline([.init(insert, [.int(11)])], committing: true)
+                try db.execute(insert, [.int(12)])
+            }
+        }
+        #expect(try await store.database.read { try $0.all("SELECT n FROM pipelined ORDER BY n") { $0.int(0) } } == [1, 6, 7, 8, 10, 11])
     }
 
     /// A write that keeps losing races (a deadlock each time, as two registration groups on different
