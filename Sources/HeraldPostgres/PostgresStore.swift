@@ -37,17 +37,16 @@ public final class PostgresStore: HeraldStorage {
         _ = try await database.withConnection { try PostgresSchema.migrate($0, now: stamp) }
     }
 
-    /// Group transactions of registrations in flight at once: half the pool, so reads and pushes still find
-    /// connections (an import's second connection, taken only when one is idle, is rarer under a burst). A
-    /// registration is several round trips to PostgreSQL (~0.13 ms each here), and one group at a time left
-    /// both ends idle between them: with 16 clients, 2 lanes of the serve's pool of 8 registered 1,885/s,
-    /// 4 lanes 2,857-3,267/s, 6 lanes 3,402/s (docs/performance.md, "Round 15"). Since a group of new devices
-    /// is two round trips, fewer lanes (larger groups) register new devices faster, but known devices, several
-    /// round trips each, slower: 2 lanes against 4, +9% and -11% ("Round 18"); 4 stayed. Two groups may each hold a
-    /// lock the other's next write wants; PostgreSQL reports the deadlock after `deadlock_timeout` (a second
-    /// by default) and the group it aborted runs again (`PostgresDatabase.write`; after `retries` such losses
-    /// its callers get `StoreError.unavailable`, a 503).
-    static func registrationLanes(poolSize: Int) -> Int { max(1, poolSize / 2) }
+    /// Group transactions of registrations in flight at once: a quarter of the pool (2 of the serve's 8), so
+    /// reads and pushes still find connections. A group is two round trips when its batch writes every
+    /// registration (`RegistrationBatch`), and fewer lanes make larger groups: fewer commits, less CPU per
+    /// registration. With 16 clients, 2 lanes against 4 registered new devices 19% faster and known ones
+    /// 7% faster; 1 and 3 lanes were no better than 2 (docs/performance.md, "Round 18"; in round 15, before
+    /// the batch, more lanes were better). Two groups may each hold a lock the other's next write wants;
+    /// PostgreSQL reports the deadlock after `deadlock_timeout` (a second by default) and the group it
+    /// aborted runs again (`PostgresDatabase.write`; after `retries` such losses its callers get
+    /// `StoreError.unavailable`, a 503).
+    static func registrationLanes(poolSize: Int) -> Int { max(1, poolSize / 4) }
 
     /// Closes the pool's connections; the store must not be used afterwards.
     public func close() async {

@@ -241,7 +241,8 @@ import Testing
     @Test(.enabled(if: TestPostgres.url != nil, TestPostgres.skipReason))
     func savesAndUpdatesOfOneInstallationInGroupsNeverDeadlock() async throws {
         let url = try await TestPostgres.freshDatabase()
-        let store = try await PostgresStore(url: url, poolSize: 4)
+        let store = try await PostgresStore(url: url, poolSize: 8)   // two lanes
+        #expect(PostgresStore.registrationLanes(poolSize: 8) == 2)
         try await makeApp(store)
         let device = try await register(store, iid: "i-1", token: "aa")
         func deadlocks() async throws -> Int {
