@@ -9,7 +9,7 @@ extension PostgresStore {
         """
 
     /// The number of `installationColumns`: a statement's own columns after them start at this index.
-    static let installationColumnCount = 23
+    static let installationColumnCount = installationColumns.split(separator: ",").count
 
     static func installation(_ r: PostgresRow) -> InstallationRecord {
         InstallationRecord(seq: r.int64(0), id: r.text(1), appID: r.text(2), installationID: r.text(3),
