@@ -24,7 +24,7 @@ extension PostgresStore {
     /// Stores a new push, unless the app already has a push with the same idempotency key created after
     /// `idempotentSince`: then that push is returned and nothing is stored (`created` is false). Callers
     /// with the same key serialize on an advisory lock, so two nodes cannot both create the push.
-    public func insertPush(_ push: PushRecord, idempotentSince: Date) async throws -> (PushRecord, created: Bool) {
+    public func insertPush(_ push: PushRecord, idempotentSince: Date, reaching: AudienceSelector?) async throws -> (PushRecord, created: Bool) {
         try await database.write { db in
             if let key = push.idempotencyKey {
                 try db.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("herald.push-key:\(push.appID):\(key)")])
@@ -34,6 +34,9 @@ extension PostgresStore {
                     // The key's window is over: release it so the new push can take it.
                     try db.execute("UPDATE pushes SET idempotency_key = NULL WHERE id = $1", [.text(earlier.id)])
                 }
+            }
+            if let reaching, try Self.audiencePage(appID: push.appID, selector: reaching, after: 0, limit: 1, db).isEmpty {
+                throw AudienceReachesNoOne()
             }
             // An app deleted meanwhile (the API may know it from a read a moment old): nothing is stored.
             let inserted = try db.execute("""

@@ -23,7 +23,7 @@ extension SQLiteStore {
 
     /// Stores a new push, unless the app already has a push with the same idempotency key created after
     /// `idempotentSince`: then that push is returned and nothing is stored (`created` is false).
-    public func insertPush(_ push: PushRecord, idempotentSince: Date) async throws -> (PushRecord, created: Bool) {
+    public func insertPush(_ push: PushRecord, idempotentSince: Date, reaching: AudienceSelector?) async throws -> (PushRecord, created: Bool) {
         try await database.write { db in
             if let key = push.idempotencyKey {
                 if let earlier = try db.first("SELECT \(Self.pushColumns) FROM pushes WHERE app_id = ? AND idempotency_key = ?",
@@ -32,6 +32,9 @@ extension SQLiteStore {
                     // The key's window is over: release it so the new push can take it.
                     try db.execute("UPDATE pushes SET idempotency_key = NULL WHERE id = ?", [.text(earlier.id)])
                 }
+            }
+            if let reaching, try Self.audiencePage(appID: push.appID, selector: reaching, after: 0, limit: 1, db).isEmpty {
+                throw AudienceReachesNoOne()
             }
             // An app deleted meanwhile (the API may know it from a read a moment old): nothing is stored.
             let inserted = try db.execute("""

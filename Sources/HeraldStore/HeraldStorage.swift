@@ -110,7 +110,10 @@ public protocol HeraldStorage: Sendable {
     /// Stores a new push, unless the app already has a push with the same idempotency key created at or after
     /// `idempotentSince`: then that push is returned and nothing is stored (`created` false). Two concurrent
     /// calls with one key store one push. `.notFound` when the app does not exist (deleted meanwhile).
-    func insertPush(_ push: PushRecord, idempotentSince: Date) async throws -> (PushRecord, created: Bool)
+    /// `reaching`: a new push is stored only if this audience reaches an installation, checked in the
+    /// insert's transaction (`AudienceReachesNoOne` otherwise); a caller that refuses pushes to no one
+    /// (JPush's 1011) then needs no read of its own before the insert.
+    func insertPush(_ push: PushRecord, idempotentSince: Date, reaching: AudienceSelector?) async throws -> (PushRecord, created: Bool)
     func push(appID: String, id: String) async throws -> PushRecord?
     func push(id: String) async throws -> PushRecord?
     /// Newest first (ties by id), created before `before`; `status` narrows to one state.
@@ -335,6 +338,10 @@ public protocol WorkWatch: Sendable {
 }
 
 extension HeraldStorage {
+    public func insertPush(_ push: PushRecord, idempotentSince: Date) async throws -> (PushRecord, created: Bool) {
+        try await insertPush(push, idempotentSince: idempotentSince, reaching: nil)
+    }
+
     /// One import batch prepared and written at once, for callers that have nothing to overlap it with.
     public func importInstallations(appID: String, drafts: [InstallationDraft], newIDs: [String], now: Date) async throws -> (created: Int, updated: Int) {
         try await importInstallations(prepareImport(appID: appID, drafts: drafts, newIDs: newIDs, now: now))

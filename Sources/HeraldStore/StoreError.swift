@@ -1,3 +1,8 @@
+/// `insertPush(_:idempotentSince:reaching:)` stored nothing: the audience reaches no installation.
+public struct AudienceReachesNoOne: Error, Sendable, Equatable {
+    public init() {}
+}
+
 /// Raised by the store when a request conflicts with stored data (the server maps it to 404/409), or when
 /// nothing more can be written (507).
 public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {

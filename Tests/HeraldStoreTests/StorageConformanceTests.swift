@@ -78,6 +78,30 @@ import Testing
         #expect(try await store.claimDeliveries(pushID: "p1", limit: 10, now: t0).isEmpty)
     }
 
+    /// A push stored only if its audience reaches someone (JPush's 1011 without a read before the insert):
+    /// refused with nothing stored when it reaches no one (a tag nobody has, a deleted device), stored
+    /// when it does; a retry under an earlier push's idempotency key gets that push back either way.
+    @Test(arguments: StoreKind.available) func aPushThatMustReachSomeoneIsStoredOnlyIfItDoes(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
+        try await makeApp(store)
+        let device = try await register(store, iid: "i-1", token: "t1", tags: ["on"])
+        func push(_ id: String, key: String? = nil) -> PushRecord {
+            PushRecord(id: id, appID: "app1", idempotencyKey: key, request: "{}", status: .queued, createdAt: t0, sendAt: nil, expiresAt: nil)
+        }
+        await #expect(throws: AudienceReachesNoOne.self) {
+            _ = try await store.insertPush(push("nobody"), idempotentSince: t0, reaching: AudienceSelector(source: .all, tagsAny: ["off"]))
+        }
+        #expect(try await store.push(id: "nobody") == nil)
+        let reached = try await store.insertPush(push("one", key: "k"), idempotentSince: t0, reaching: AudienceSelector(source: .installationIDs([device.id])))
+        #expect(reached.created && reached.0.id == "one")
+        #expect(try await store.deleteInstallation(appID: "app1", id: device.id))
+        await #expect(throws: AudienceReachesNoOne.self) {
+            _ = try await store.insertPush(push("gone"), idempotentSince: t0, reaching: AudienceSelector(source: .installationIDs([device.id])))
+        }
+        let replay = try await store.insertPush(push("again", key: "k"), idempotentSince: t0, reaching: AudienceSelector(source: .all, tagsAny: ["off"]))
+        #expect(!replay.created && replay.0.id == "one")
+    }
+
     @Test(arguments: StoreKind.available) func fanOutHandsBackDueRowsInFlightUpToTheClaimAndQueuesTheRest(_ kind: StoreKind) async throws {
         let store = try await kind.makeStore().store
         try await makeApp(store)

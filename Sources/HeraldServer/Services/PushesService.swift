@@ -65,7 +65,9 @@ struct PushesService: Sendable {
 
     /// Stores the push (before returning, so it survives a crash) and wakes the engine. `id` names the push
     /// when a dialect needs its own id form (JPush's numeric msg_id); by default the service makes one.
-    func create(appID: String, _ input: PushInput, id: String? = nil) async throws -> Accepted {
+    /// `requireReach`: store the push only if its audience reaches an installation, else throw
+    /// `AudienceReachesNoOne` (checked in the insert's transaction, no read of its own; JPush's 1011).
+    func create(appID: String, _ input: PushInput, id: String? = nil, requireReach: Bool = false) async throws -> Accepted {
         let spec = input.spec
         let now = env.clock.now()
         let status: PushStatus = (spec.sendAt.map { $0 > now } ?? false) ? .scheduled : .queued
@@ -82,7 +84,8 @@ struct PushesService: Sendable {
                                 status: status, createdAt: now, sendAt: spec.sendAt, expiresAt: spec.expiration)
         let stored: PushRecord, created: Bool
         do {
-            (stored, created) = try await env.store.insertPush(record, idempotentSince: now.addingTimeInterval(-env.configuration.idempotencyWindow))
+            (stored, created) = try await env.store.insertPush(record, idempotentSince: now.addingTimeInterval(-env.configuration.idempotencyWindow),
+                                                               reaching: requireReach ? spec.selector : nil)
         } catch StoreError.notFound {
             // Deleted through another node since this one read the app (`AppRecordCache`).
             env.apps.forget(id: appID)
