@@ -366,7 +366,8 @@ import Testing
         }
         try await store.database.write { db in try db.executeScript("INSERT INTO pipelined VALUES (6)") }
         #expect(try await store.database.read { try $0.all("SELECT n FROM pipelined ORDER BY n") { $0.int(0) } } == [1, 6])
-        // Statements sent with the COMMIT: stored when all ran (and not committed twice), nothing when one failed.
+        // Statements sent with the COMMIT: stored when all ran (and the next transaction runs as usual), nothing
+        // when one failed.
         try await store.database.write { db in _ = try db.pipeline([.init(insert, [.int(7)]), .init(insert, [.int(8)])], committing: true) }
         await #expect(throws: PostgresError.self) {
             try await store.database.write { db in _ = try db.pipeline([.init(insert, [.int(9)]), .init(insert, [.int(6)])], committing: true) }
