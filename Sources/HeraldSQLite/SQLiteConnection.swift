@@ -12,12 +12,23 @@ public final class SQLiteConnection: @unchecked Sendable {
     public let path: String
 
     /// Set before the process's first connection, once: SQLite's memory count off
-    /// (`herald_sqlite_disable_memory_status`), and the VFS that writes a commit's WAL frames at once
-    /// (sqlite_wal_writes.c), which every connection opens its files with.
+    /// (`herald_sqlite_disable_memory_status`), the page cache that skips a walk at most commits
+    /// (sqlite_page_cache.c), and the VFS that writes a commit's WAL frames at once (sqlite_wal_writes.c),
+    /// which every connection opens its files with.
     private static let vfs: String? = {
         _ = herald_sqlite_disable_memory_status()
+        _ = herald_sqlite_install_page_cache()
         return herald_sqlite_register_vfs() == SQLITE_OK ? String(cString: herald_sqlite_vfs_name) : nil
     }()
+
+    /// Page-cache truncations so far in the process, over every connection: skipped (no page to drop) and
+    /// passed on to SQLite's cache (sqlite_page_cache.c). Tests watch the skip happen.
+    static var pageCacheTruncations: (skipped: UInt64, passed: UInt64) {
+        var skipped: CUnsignedLongLong = 0
+        var passed: CUnsignedLongLong = 0
+        herald_sqlite_page_cache_truncations(&skipped, &passed)
+        return (UInt64(skipped), UInt64(passed))
+    }
 
     init(path: String, busyTimeoutMilliseconds: Int32) throws {
         var db: OpaquePointer?

@@ -46,11 +46,11 @@ public final class SQLiteDatabase: Sendable {
         readerQueue = DispatchQueue(label: "herald.sqlite.reader")
     }
 
-    /// The writer's page cache, in KiB. Every commit after a B-tree split walks the whole of the cache's hash
-    /// table: a balance moves a page through page number 262,145 (the pending-byte page), and the commit then
-    /// drops the pages past the end of the file by walking every bucket. At 16 MiB that walk was 4% of a
-    /// registration's server CPU, all of it on the one writer; at 4 MiB it is a quarter of that, and neither
-    /// the import nor registrations read measurably more (docs/performance.md, "Round 8").
+    /// The writer's page cache, in KiB. It was shrunk from 16 MiB when every commit after a B-tree split walked
+    /// the whole cache (docs/performance.md, "Round 8"; the walk is now skipped, sqlite_page_cache.c). It stays
+    /// small for memory: 64 MiB made registrations on a large store a few percent faster, but would take the
+    /// large mode's peak past its 128 MiB target ("Round 19"), and neither the import nor registrations read
+    /// measurably more at 4 MiB than at 16.
     static let writerCacheKiB = 4_000
 
     /// Nothing runs on the queues any more (each job holds the database), so the writer is idle: its hook

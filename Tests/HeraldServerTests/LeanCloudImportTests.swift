@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HeraldTestSupport
 import HeraldHTTP
 @testable import HeraldServer
 
@@ -180,7 +181,7 @@ enum LeanCloudExport {
     /// Hostile bytes: nothing held past the limits, whatever the input and however it is cut.
     @Test(arguments: 0..<40)
     func randomBytesNeverGrowARecordPastTheLimit(seed: Int) {
-        var generator = SplitMix(seed: UInt64(seed))
+        var generator = SeededRandom(seed: UInt64(seed) &+ 0x9E37_79B9_7F4A_7C15)
         let alphabet = Array("{}[]\",:\\ \n\"resultsab1".utf8) + [0xEF, 0xBB, 0xBF, 0x00, 0xFF]
         let text = (0..<4000).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }
         var splitter = JSONObjectSplitter(maxRecordBytes: 64)
@@ -203,18 +204,6 @@ enum LeanCloudExport {
         for _ in 0..<100 { #expect(splitter.push(Array(repeating: 0x20, count: 4096)).isEmpty) }
         let records = splitter.push(Array("{\"a\":1}\n{\"b\":2}\n".utf8))
         #expect(records.map(\.truncated) == [true, false])
-    }
-
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed &+ 0x9E3779B97F4A7C15 }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E3779B97F4A7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-            z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-            return z ^ (z >> 31)
-        }
     }
 
     @Test func anObjectOverTheLimitIsCutAndFlagged() {

@@ -7,4 +7,5 @@
 #include "crypto_shims.h"
 #include "sqlite_shims.h"
 #include "sqlite_wal_writes.h"
+#include "sqlite_page_cache.h"
 #endif
