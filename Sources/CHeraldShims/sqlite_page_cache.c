@@ -5,8 +5,8 @@
 // (`xTruncate`). The default cache (pcache1) keeps the largest page number it has held since its last
 // truncation, and when that is far past the end it walks its whole hash table. It nearly always is: when
 // a B-tree split leaves its new pages out of order, SQLite swaps their numbers through a parking number,
-// the page just past the pending-byte page (262,145 at 4 KiB pages; btree.c, `balance_nonroot`), whatever
-// the file's size. Random device tokens split an index page in most registration groups, so most commits
+// the pending-byte page (262,145 at 4 KiB pages; btree.c, `balance_nonroot`), whatever the file's size.
+// That page never holds data (the file locks live in its bytes), so no page stays there. Random device tokens split an index page in most registration groups, so most commits
 // walked every bucket and page of the writer's cache for nothing: the parked page had moved back long
 // before (docs/performance.md, "Round 19").
 //
@@ -14,7 +14,8 @@
 // truncation, a move to the parking number aside (those pages are counted while parked). A truncation
 // whose limit is past that bound and finds no page parked has no page to drop, and is not passed on.
 // Every other call goes to pcache1 unchanged, and a truncation that may drop something is passed on
-// whole (pcache1 then walks its table as before, once).
+// whole (pcache1 then walks its table as before, once). Tests can have every skipped truncation passed on
+// as well and counted if it dropped a page (`herald_sqlite_page_cache_verify_skips`).
 
 typedef struct HeraldPageCache {
     sqlite3_pcache *inner;
@@ -24,11 +25,14 @@ typedef struct HeraldPageCache {
 } HeraldPageCache;
 
 static sqlite3_pcache_methods2 pcache1;
-static atomic_ullong truncationsSkipped;
-static atomic_ullong truncationsPassed;
+// Counts for tests, per thread so that a test sees only its own connections' (each runs on its caller's).
+static _Thread_local unsigned long long truncationsSkipped;
+static _Thread_local unsigned long long truncationsPassed;
+static atomic_int verifyingSkips;
+static atomic_ullong wrongSkips;
 
-// SQLite's PENDING_BYTE: the 1 GiB offset that no page may hold (sqliteInt.h), so the page after the one
-// holding it is the parking number (`(PENDING_BYTE/pageSize)+1` in balance_nonroot).
+// SQLite's PENDING_BYTE: the 1 GiB offset whose page no data may use (sqliteInt.h); with pages numbered
+// from 1 that page is `PENDING_BYTE/pageSize + 1`, the parking number in balance_nonroot.
 #define HERALD_PENDING_BYTE 0x40000000u
 
 static int cacheInit(void *arg) {
@@ -85,16 +89,17 @@ static void cacheRekey(sqlite3_pcache *p, sqlite3_pcache_page *page, unsigned in
 static void cacheTruncate(sqlite3_pcache *p, unsigned int limit) {
     HeraldPageCache *cache = (HeraldPageCache *)p;
     if (limit > cache->largestKey && cache->parked == 0) {   // no page numbered `limit` or more
-        atomic_fetch_add_explicit(&truncationsSkipped, 1, memory_order_relaxed);
+        truncationsSkipped++;
+        if (atomic_load_explicit(&verifyingSkips, memory_order_relaxed)) {
+            int before = pcache1.xPagecount(cache->inner);
+            pcache1.xTruncate(cache->inner, limit);
+            if (pcache1.xPagecount(cache->inner) != before) atomic_fetch_add_explicit(&wrongSkips, 1, memory_order_relaxed);
+        }
         return;
     }
-    atomic_fetch_add_explicit(&truncationsPassed, 1, memory_order_relaxed);
+    truncationsPassed++;
     pcache1.xTruncate(cache->inner, limit);
-    if (limit == 0) {
-        cache->largestKey = 0;
-        cache->parked = 0;
-        return;
-    }
+    // SQLite truncates at a page number plus one (pcache.c), so `limit` is at least 1.
     if (limit - 1 < cache->largestKey) cache->largestKey = limit - 1;
     if (limit <= cache->parkingKey) cache->parked = 0;
 }
@@ -110,9 +115,12 @@ static void cacheShrink(sqlite3_pcache *p) {
 }
 
 int herald_sqlite_install_page_cache(void) {
-    int rc = sqlite3_config(SQLITE_CONFIG_GETPCACHE2, &pcache1);
+    sqlite3_pcache_methods2 current;
+    int rc = sqlite3_config(SQLITE_CONFIG_GETPCACHE2, &current);
     if (rc != SQLITE_OK) return rc;
-    if (pcache1.iVersion < 1 || !pcache1.xCreate || !pcache1.xRekey || !pcache1.xTruncate) return SQLITE_ERROR;
+    if (current.xTruncate == cacheTruncate) return SQLITE_OK;   // installed already: wrapping it again would recurse
+    if (current.iVersion < 1 || !current.xCreate || !current.xRekey || !current.xTruncate) return SQLITE_ERROR;
+    pcache1 = current;
     sqlite3_pcache_methods2 methods = {
         .iVersion = 1,
         .pArg = 0,
@@ -132,6 +140,14 @@ int herald_sqlite_install_page_cache(void) {
 }
 
 void herald_sqlite_page_cache_truncations(unsigned long long *skipped, unsigned long long *passed) {
-    *skipped = atomic_load_explicit(&truncationsSkipped, memory_order_relaxed);
-    *passed = atomic_load_explicit(&truncationsPassed, memory_order_relaxed);
+    *skipped = truncationsSkipped;
+    *passed = truncationsPassed;
+}
+
+void herald_sqlite_page_cache_verify_skips(int on) {
+    atomic_store_explicit(&verifyingSkips, on, memory_order_relaxed);
+}
+
+unsigned long long herald_sqlite_page_cache_wrong_skips(void) {
+    return atomic_load_explicit(&wrongSkips, memory_order_relaxed);
 }

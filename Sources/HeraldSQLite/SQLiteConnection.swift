@@ -21,14 +21,23 @@ public final class SQLiteConnection: @unchecked Sendable {
         return herald_sqlite_register_vfs() == SQLITE_OK ? String(cString: herald_sqlite_vfs_name) : nil
     }()
 
-    /// Page-cache truncations so far in the process, over every connection: skipped (no page to drop) and
-    /// passed on to SQLite's cache (sqlite_page_cache.c). Tests watch the skip happen.
+    /// Page-cache truncations made on the calling thread: skipped (no page to drop) and passed on to SQLite's
+    /// cache (sqlite_page_cache.c). Tests watch the skip happen on their own connections.
     static var pageCacheTruncations: (skipped: UInt64, passed: UInt64) {
         var skipped: CUnsignedLongLong = 0
         var passed: CUnsignedLongLong = 0
         herald_sqlite_page_cache_truncations(&skipped, &passed)
         return (UInt64(skipped), UInt64(passed))
     }
+
+    /// For tests: while on, every truncation the page cache skips is passed on all the same, and counted in
+    /// `pageCacheWrongSkips` if it dropped a page after all (a skip that was wrong). Process-wide.
+    static func verifyPageCacheSkips(_ on: Bool) {
+        _ = vfs   // the page cache is installed with the VFS, before any connection opens
+        herald_sqlite_page_cache_verify_skips(on ? 1 : 0)
+    }
+
+    static var pageCacheWrongSkips: UInt64 { UInt64(herald_sqlite_page_cache_wrong_skips()) }
 
     init(path: String, busyTimeoutMilliseconds: Int32) throws {
         var db: OpaquePointer?

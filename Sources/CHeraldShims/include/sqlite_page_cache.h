@@ -4,9 +4,14 @@
 
 /// Installs the page cache over SQLite's default one for every connection the process opens. Takes
 /// effect only before SQLite's first use in the process: returns SQLITE_MISUSE after it, harmlessly
-/// (connections then use the default cache).
+/// (connections then use the default cache). Installing it again is a no-op.
 int herald_sqlite_install_page_cache(void);
 
-/// Truncations since the process started that had no page to drop and were not passed on (`skipped`), and
-/// those passed on to SQLite's cache (`passed`), over every connection.
+/// Truncations made on the calling thread that had no page to drop and were not passed on (`skipped`), and
+/// those passed on to SQLite's cache (`passed`). For tests.
 void herald_sqlite_page_cache_truncations(unsigned long long *skipped, unsigned long long *passed);
+
+/// For tests: with `on`, every truncation the cache skips is passed on all the same, and counted if it
+/// dropped a page after all (`herald_sqlite_page_cache_wrong_skips`, over every thread; 0 while skips are right).
+void herald_sqlite_page_cache_verify_skips(int on);
+unsigned long long herald_sqlite_page_cache_wrong_skips(void);
