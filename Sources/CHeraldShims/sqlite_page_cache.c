@@ -6,9 +6,10 @@
 // truncation, and when that is far past the end it walks its whole hash table. It nearly always is: when
 // a B-tree split leaves its new pages out of order, SQLite swaps their numbers through a parking number,
 // the pending-byte page (262,145 at 4 KiB pages; btree.c, `balance_nonroot`), whatever the file's size.
-// That page never holds data (the file locks live in its bytes), so no page stays there. Random device tokens split an index page in most registration groups, so most commits
-// walked every bucket and page of the writer's cache for nothing: the parked page had moved back long
-// before (docs/performance.md, "Round 19").
+// That page never holds data (the file locks live in its bytes), so no page stays there. Random device
+// tokens split an index page in most registration groups, so most commits walked every bucket and page of
+// the writer's cache for nothing: the parked page had moved back long before (docs/performance.md,
+// "Round 19").
 //
 // This cache is pcache1 with its own bound: the largest page number fetched or moved to since the last
 // truncation, a move to the parking number aside (those pages are counted while parked). A truncation
