@@ -21,14 +21,9 @@ public final class SQLiteConnection: @unchecked Sendable {
         return herald_sqlite_register_vfs() == SQLITE_OK ? String(cString: herald_sqlite_vfs_name) : nil
     }()
 
-    /// Page-cache truncations made on the calling thread: skipped (no page to drop) and passed on to SQLite's
-    /// cache (sqlite_page_cache.c). Tests watch the skip happen on their own connections.
-    static var pageCacheTruncations: (skipped: UInt64, passed: UInt64) {
-        var skipped: CUnsignedLongLong = 0
-        var passed: CUnsignedLongLong = 0
-        herald_sqlite_page_cache_truncations(&skipped, &passed)
-        return (UInt64(skipped), UInt64(passed))
-    }
+    /// Page-cache truncations made on the calling thread that had no page to drop and were skipped
+    /// (sqlite_page_cache.c). Tests watch the skip happen on their own connections.
+    static var skippedPageCacheTruncations: UInt64 { UInt64(herald_sqlite_page_cache_skipped_truncations()) }
 
     /// For tests: while on, every truncation the page cache skips is passed on all the same, and counted in
     /// `pageCacheWrongSkips` if it dropped a page after all (a skip that was wrong). Process-wide.

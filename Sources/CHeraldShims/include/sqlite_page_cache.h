@@ -7,9 +7,8 @@
 /// (connections then use the default cache). Installing it again is a no-op.
 int herald_sqlite_install_page_cache(void);
 
-/// Truncations made on the calling thread that had no page to drop and were not passed on (`skipped`), and
-/// those passed on to SQLite's cache (`passed`). For tests.
-void herald_sqlite_page_cache_truncations(unsigned long long *skipped, unsigned long long *passed);
+/// Truncations made on the calling thread that had no page to drop and were not passed on. For tests.
+unsigned long long herald_sqlite_page_cache_skipped_truncations(void);
 
 /// For tests: with `on`, every truncation the cache skips is passed on all the same, and counted if it
 /// dropped a page after all (`herald_sqlite_page_cache_wrong_skips`, over every thread; 0 while skips are right).
