@@ -16,22 +16,25 @@ public enum TimeOrderedID {
     /// The next id: after every id this process made before, whatever `now` says.
     public static func next(now: Date = Date()) -> String {
         let stamp = TimeOrderedStamp.next(milliseconds: UInt64(max(0, now.timeIntervalSince1970 * 1000)))
-        let low = RandomPool.next()
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for i in 0..<6 { bytes[i] = UInt8(truncatingIfNeeded: stamp >> (12 + 8 * (5 - i))) }   // unix_ts_ms
-        bytes[6] = 0x70 | UInt8(truncatingIfNeeded: (stamp >> 8) & 0x0F)                        // ver 7, counter
-        bytes[7] = UInt8(truncatingIfNeeded: stamp)
-        for i in 8..<16 { bytes[i] = UInt8(truncatingIfNeeded: low >> (8 * (15 - i))) }
-        bytes[8] = 0x80 | (bytes[8] & 0x3F)                                                      // variant 10
-        let hex = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(36)
-        for (i, byte) in bytes.enumerated() {
-            if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
-            out.append(hex[Int(byte >> 4)])
-            out.append(hex[Int(byte & 0x0F)])
+        // The 128 bits as two words: unix_ts_ms (48), version 7 (4), the counter (12); variant 10 (2), random (62).
+        let high = (stamp >> 12) << 16 | 0x7000 | (stamp & 0x0FFF)
+        let low = 0x8000_0000_0000_0000 | (RandomPool.next() & 0x3FFF_FFFF_FFFF_FFFF)
+        // Written straight into the string's storage: built through byte arrays, an id took 2,700
+        // instructions of a registration.
+        return String(unsafeUninitializedCapacity: 36) { out in
+            var i = 0
+            func hex(_ word: UInt64, digits: ClosedRange<Int>) {
+                for d in digits {
+                    if i == 8 || i == 13 || i == 18 || i == 23 { out[i] = UInt8(ascii: "-"); i += 1 }
+                    let nibble = UInt8(truncatingIfNeeded: word >> (4 * (15 - d))) & 0x0F
+                    out[i] = nibble < 10 ? nibble + UInt8(ascii: "0") : nibble - 10 + UInt8(ascii: "a")
+                    i += 1
+                }
+            }
+            hex(high, digits: 0...15)
+            hex(low, digits: 0...15)
+            return 36
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }
 
