@@ -17,13 +17,14 @@ WRK_SECONDS = 3 if QUICK else 5
 PG_SCRIPT = os.path.join(ROOT, "scripts", "postgres-test.sh")
 
 
-def measure(serve, store):
+def upsert_script(key):
+    """wrk's Lua for row 4: a new random 64-hex-digit token per request, so each registration is an insert."""
     script = os.path.join(WORK, "upsert.lua")
     with open(script, "w") as f:
         f.write(f"""
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer {serve.keys['client']}"
+wrk.headers["Authorization"] = "Bearer {key}"
 math.randomseed(os.time() + math.floor(os.clock() * 1000000))
 request = function()
   local t = {{}}
@@ -31,6 +32,11 @@ request = function()
   return wrk.format(nil, nil, nil, '{{"deviceToken":"' .. table.concat(t) .. '","environment":"sandbox","tags":["wrk"]}}')
 end
 """)
+    return script
+
+
+def measure(serve, store):
+    script = upsert_script(serve.keys['client'])
     suffix = "" if store == "sqlite" else f" ({store})"
     pair(f"4 installation upsert vs /healthz (wrk){suffix}", 0.3,
          lambda: wrk(f"{serve.url}/v1/installations", WRK_SECONDS, script),
