@@ -48,6 +48,8 @@ extension SQLiteStore {
         try db.first(selectActiveByToken, [.text(appID), .text(deviceToken)], installation).map { try withTags($0, db) }
     }
 
+    static let insertTag = "INSERT INTO installation_tags (app_id, tag, seq) VALUES (?, ?, ?)"
+
     /// Through the (app, token) index; the oldest first, as the audience query orders them.
     static let selectActiveByToken = "SELECT \(installationColumns) FROM installations INDEXED BY installations_app_token WHERE app_id = ? AND device_token = ? AND active = 1 ORDER BY seq LIMIT 1"
 
@@ -55,8 +57,9 @@ extension SQLiteStore {
     /// meanwhile (answered once it committed). Returns the stored record and whether it is new.
     public func upsertInstallation(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String,
                                    now: Date) async throws -> (InstallationRecord, created: Bool) {
-        try await installationWrites.write { db in
-            try Self.upsert(appID: appID, draft: draft, match: match, newID: newID, now: now, db)
+        let fresh = SQLiteNewInstallation(appID: appID, draft: draft, newID: newID, now: now)
+        return try await installationWrites.write { db in
+            try Self.upsert(appID: appID, draft: draft, match: match, newID: newID, now: now, db, fresh: fresh)
         }
     }
 
@@ -101,8 +104,11 @@ extension SQLiteStore {
     }
 
     /// `found`: the installation `match` names, already read in this transaction (a save's), not read again.
+    /// `fresh`: the row as it goes in if no stored installation matches, built off the writer for the same
+    /// `appID`, `draft`, `newID` and `now` (a registration's); it is answered with its tags.
     static func upsert(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String, now: Date,
-                       _ db: SQLiteConnection, loadTags: Bool = true, found: InstallationRecord? = nil) throws -> (InstallationRecord, created: Bool) {
+                       _ db: SQLiteConnection, loadTags: Bool = true, found: InstallationRecord? = nil,
+                       fresh: SQLiteNewInstallation? = nil) throws -> (InstallationRecord, created: Bool) {
         var existing: InstallationRecord?
         // Whether another row may still hold the draft's token (decides if the dedup UPDATE is needed).
         var tokenMayBeElsewhere = true
@@ -121,6 +127,10 @@ extension SQLiteStore {
                                         [.text(appID), .text(token)], installation)
                 if existing == nil { tokenMayBeElsewhere = false }
             }
+        }
+        if existing == nil, let fresh {
+            // A new device: no row holds its installation id or token, so no other row needs its token cleared.
+            return (try fresh.insert(db), true)
         }
         var r = existing ?? .new(appID: appID, installationID: draft.installationID ?? newID, id: newID, createdAt: draft.createdAt, now: now)
         if let iid = draft.installationID, iid != r.installationID {
@@ -151,7 +161,7 @@ extension SQLiteStore {
             }
             let unique = Set(tags)
             for tag in unique {
-                try db.execute("INSERT INTO installation_tags (app_id, tag, seq) VALUES (?, ?, ?)", [.text(appID), .text(tag), .integer(r.seq)])
+                try db.execute(insertTag, [.text(appID), .text(tag), .integer(r.seq)])
             }
             written = unique
         }

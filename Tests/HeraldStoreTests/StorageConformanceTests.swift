@@ -46,6 +46,46 @@ import Testing
         #expect(untagged.tags.isEmpty)
     }
 
+    /// A new device is answered with its row as stored, whatever its draft holds. (SQLite builds that row, its
+    /// parameters and its sorted tags before the write reaches the writer: docs/performance.md, "Round 21".)
+    /// A draft for an app that is gone stores nothing.
+    @Test(arguments: StoreKind.available) func aNewDeviceIsAnsweredWithItsStoredRow(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
+        try await makeApp(store)
+        var full = InstallationDraft(installationID: "i-1", deviceToken: "aa", environment: "sandbox")
+        full.topic = "com.example.app1.voip"
+        full.tags = ["news", "b", "a", "b"]
+        full.alias = "al"
+        full.userID = "u-1"
+        full.locale = "fr-FR"
+        full.timeZone = "Europe/Paris"
+        full.badge = 7
+        full.appVersion = "2.0"
+        full.osVersion = "18.2"
+        full.deviceModel = "iPhone17,1"
+        full.properties = #"{"plan":"pro"}"#
+        full.createdAt = t0.addingTimeInterval(-3_600)
+        var tokenOnly = InstallationDraft(deviceToken: "bb")
+        tokenOnly.tags = []
+        let idOnly = InstallationDraft(installationID: "i-3")
+        for (i, draft) in [full, tokenOnly, idOnly].enumerated() {
+            let (answer, created) = try await store.upsertInstallation(appID: "app1", draft: draft, match: .installationIDOrToken,
+                                                                       newID: "n-\(i)", now: t0)
+            #expect(created)
+            #expect(try await store.installation(appID: "app1", id: "n-\(i)") == answer)
+        }
+        let stored = try #require(try await store.installation(appID: "app1", id: "n-0"))
+        #expect(stored.tags == ["a", "b", "news"] && stored.createdAt == t0.addingTimeInterval(-3_600) && stored.badge == 7)
+        #expect(try await store.installation(appID: "app1", id: "n-2")?.installationID == "i-3")
+
+        await #expect(throws: (any Error).self) {
+            try await store.upsertInstallation(appID: "gone", draft: InstallationDraft(deviceToken: "cc"), match: .installationIDOrToken,
+                                               newID: "n-9", now: t0)
+        }
+        #expect(try await store.installation(appID: "gone", id: "n-9") == nil)
+        #expect(try await store.installationCount(appID: "app1") == 3)
+    }
+
     @Test(arguments: StoreKind.available) func aTokenMovingToAnotherInstallationDeactivatesTheStaleRow(_ kind: StoreKind) async throws {
         let store = try await kind.makeStore().store
         try await makeApp(store)
