@@ -9,6 +9,7 @@ internal import CHeraldShims
 public final class SQLiteConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     private var statements: [StatementKey: SQLiteStatement] = [:]
+    private var recentStatements = RecentStatements()
     public let path: String
 
     /// Set before the process's first connection, once: SQLite's memory count off
@@ -50,6 +51,7 @@ public final class SQLiteConnection: @unchecked Sendable {
     }
 
     deinit {
+        recentStatements = RecentStatements()
         statements.removeAll()
         sqlite3_close_v2(handle)
     }
@@ -59,14 +61,24 @@ public final class SQLiteConnection: @unchecked Sendable {
     }
 
     private func statement(_ sql: String) throws -> SQLiteStatement {
-        if let cached = statements[StatementKey(sql: sql)] { return cached }
-        var stmt: OpaquePointer?
-        let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
-        guard rc == SQLITE_OK, let stmt else { throw error(rc, sql: sql) }
-        let prepared = SQLiteStatement(handle: stmt, sql: sql)
-        statements[StatementKey(sql: sql)] = prepared
+        let bytes = RecentStatements.bytes(of: sql)
+        if let bytes, let recent = recentStatements.find(bytes) { return recent }
+        let prepared: SQLiteStatement
+        if let cached = statements[StatementKey(sql: sql)] {
+            prepared = cached
+        } else {
+            var stmt: OpaquePointer?
+            let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
+            guard rc == SQLITE_OK, let stmt else { throw error(rc, sql: sql) }
+            prepared = SQLiteStatement(handle: stmt, sql: sql)
+            statements[StatementKey(sql: sql)] = prepared
+        }
+        if let bytes { recentStatements.remember(sql, at: bytes, prepared) }
         return prepared
     }
+
+    /// How many statements this connection has prepared and keeps (one per distinct text).
+    var preparedStatements: Int { statements.count }
 
     /// How many times SQLite compiled this connection's cached statements again since they were prepared:
     /// after something expired them (a schema change, a flag pragma such as `foreign_keys`).
@@ -180,6 +192,36 @@ public final class SQLiteConnection: @unchecked Sendable {
             _ = try? execute("ROLLBACK")
             throw error
         }
+    }
+}
+
+/// The statements found last, by where their text's bytes are. A `String` of more than 15 bytes keeps them in
+/// storage of its own (in the binary, for a literal), which its copies share, so a statement's constant is found
+/// again by comparing one pointer: through the dictionary, the hash of 64 bytes and the comparison of the whole
+/// text cost ~1,100 instructions, three or four times a registration on the writer (docs/performance.md, "Round
+/// 21"). Each entry keeps its text, so that its storage is not freed and given to another text meanwhile.
+private struct RecentStatements {
+    private static let capacity = 16
+    private var entries: [(text: String, bytes: UnsafeRawPointer, statement: SQLiteStatement)] = []
+    private var next = 0
+
+    /// Where `sql`'s bytes are, when they have storage of their own: a shorter string holds them in its value,
+    /// and a string that is not contiguous UTF-8 has none.
+    static func bytes(of sql: String) -> UnsafeRawPointer? {
+        guard sql.utf8.count > 15 else { return nil }
+        return sql.utf8.withContiguousStorageIfAvailable { $0.baseAddress.map(UnsafeRawPointer.init) } ?? nil
+    }
+
+    func find(_ bytes: UnsafeRawPointer) -> SQLiteStatement? {
+        for entry in entries where entry.bytes == bytes { return entry.statement }
+        return nil
+    }
+
+    /// Replaces the oldest entry once all are taken.
+    mutating func remember(_ text: String, at bytes: UnsafeRawPointer, _ statement: SQLiteStatement) {
+        guard entries.count == Self.capacity else { return entries.append((text, bytes, statement)) }
+        entries[next] = (text, bytes, statement)
+        next = (next + 1) % Self.capacity
     }
 }
 
