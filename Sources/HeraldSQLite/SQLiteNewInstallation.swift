@@ -5,7 +5,7 @@ import HeraldStore
 /// writer's group. When no stored installation holds the draft's installation id or token, the one writer
 /// only binds the arena's values in place (`insert(_:)`) and answers with `answer` and the seq SQLite gave
 /// the row. Building the record, its parameters and its sorted tags, and SQLite's copies of the texts, took
-/// ~10,000 instructions a registration on the writer, the thread every registration waits for in turn
+/// ~11,500 instructions a registration on the writer, the thread every registration waits for in turn
 /// (docs/performance.md, "Round 21").
 struct SQLiteNewInstallation: Sendable {
     /// The record `upsert` answers with, all but its seq.
