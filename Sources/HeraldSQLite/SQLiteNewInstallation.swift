@@ -21,7 +21,8 @@ struct SQLiteNewInstallation: Sendable {
         record.apply(draft, now: now)
         // As `answering(written:existed:)` lists the tags a new record was written with: none when it sent none.
         answer = record.answering(written: draft.tags.map(Set.init), existed: false) { $0 }
-        var arena = SQLiteBindArena(reservingBytes: 256 + 32 * answer.tags.count, values: 22 + 3 * answer.tags.count)
+        let rowCount = SQLiteStore.mutableColumns.count + 3   // as `insertValues` hands them over
+        var arena = SQLiteBindArena(reservingBytes: 256 + 32 * answer.tags.count, values: rowCount + 3 * answer.tags.count)
         SQLiteStore.insertValues(record) { arena.append($0) }
         rowValues = arena.values.count
         let app = arena.values[rowValues - 2]   // `insertValues` ends with the id, the app's id and the creation time
