@@ -36,8 +36,19 @@ test: deps
 	HERALD_KALYKE_PYTHON=$$(./scripts/python-clients.sh) HERALD_JPUSH_PYTHON=$$(./scripts/python-clients.sh) HERALD_LEANCLOUD_PYTHON=$$(./scripts/python-clients.sh) ./scripts/postgres-test.sh run $(SWIFT) test --skip-build
 	$(MAKE) fuzz-smoke
 
+# SwiftPM keeps this package's list of source files in Fuzz/.build, and a file added or removed here since is
+# not seen there (the fuzz build then fails on a type it cannot find). So when the list of files under Sources/
+# differs from the one the last fuzz build saw, Fuzz/ is built afresh.
+FUZZ_SOURCES_STAMP := Fuzz/.build/parent-sources.txt
+
 fuzz-build: deps
+	@list=$$(find Sources -type f | LC_ALL=C sort); \
+	if [ -d Fuzz/.build ] && [ "$$list" != "$$(cat $(FUZZ_SOURCES_STAMP) 2>/dev/null)" ]; then \
+	  echo "fuzz-build: files were added to or removed from Sources/ since the last fuzz build; building Fuzz/ afresh"; \
+	  rm -rf Fuzz/.build; \
+	fi
 	$(FUZZ_BUILD)
+	@find Sources -type f | LC_ALL=C sort > $(FUZZ_SOURCES_STAMP)
 
 # FUZZ_MERGE=1 adds the inputs that found new coverage to Fuzz/Corpus.
 fuzz: fuzz-build
