@@ -191,7 +191,11 @@ import HeraldStore
         }
         var maxFrames = 0
         var maxBytes = 0
-        // Without checkpoints 5000 commits leave well over 10,000 frames in the WAL.
+        // Without checkpoints these 5,000 commits leave ~15,000 frames in the WAL; with PASSIVE checkpoints alone
+        // 7,300-12,700, since a reader is nearly always on the WAL and it rarely starts over. The TRUNCATE keeps it
+        // under ~900 on a quiet machine. Beside the other tests' disk and CPU load it reached 3,258 and 3,377 frames
+        // in two of some fifty runs (its syncs and the reader's scans slow down): the bound tells a WAL kept in check
+        // from one that is not, rather than timing the checkpoints.
         for _ in 0..<5_000 {
             try await Self.commit(db)
             maxFrames = max(maxFrames, db.checkpointer.stats.lastCommitWALFrames)
@@ -199,8 +203,8 @@ import HeraldStore
         }
         reads.cancel()
         _ = await reads.result
-        #expect(maxFrames < 8 * policy.truncateFrames)
-        #expect(maxBytes < 8 * policy.truncateFrames * (4_096 + 24))
+        #expect(maxFrames < 16 * policy.truncateFrames)
+        #expect(maxBytes < 16 * policy.truncateFrames * (4_096 + 24))
         #expect(db.checkpointer.stats.passiveRuns > 0)
     }
 
