@@ -57,8 +57,10 @@ extension SQLiteStore {
     /// meanwhile (answered once it committed). Returns the stored record and whether it is new.
     public func upsertInstallation(appID: String, draft: InstallationDraft, match: InstallationMatch, newID: String,
                                    now: Date) async throws -> (InstallationRecord, created: Bool) {
-        let fresh = SQLiteNewInstallation(appID: appID, draft: draft, newID: newID, now: now)
-        return try await installationWrites.write { db in
+        // Only a match by installation id or token can create a row; an update by id never needs one built.
+        var fresh: SQLiteNewInstallation?
+        if case .installationIDOrToken = match { fresh = SQLiteNewInstallation(appID: appID, draft: draft, newID: newID, now: now) }
+        return try await installationWrites.write { [fresh] db in
             try Self.upsert(appID: appID, draft: draft, match: match, newID: newID, now: now, db, fresh: fresh)
         }
     }
