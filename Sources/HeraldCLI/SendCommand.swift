@@ -67,9 +67,16 @@ enum SendCommand: Command {
         let progress = !json && !args.has("quiet") && Console.stderrIsTerminal && notifications.count > 1
             ? ProgressBar(total: notifications.count, tally: tally) : nil
         progress?.start()
-        await client.send(prepared: prepared) { result in
-            tally.record(result)
-            if json { print(ResultJSON.line(result)) }
+        // With one loop, the task that builds the requests runs on it too: on two cores a third busy thread
+        // (Swift's pool, woken for every chunk) took CPU from the loop and from the peer. 1x100 against
+        // nghttpd: 0.95 of h2load's rate -> 1.05; 4x100: 0.83 -> 0.93 (docs/performance.md, round 22). With
+        // several loops, one of them would do every connection's share of that work: the pool keeps it.
+        let feeder: (any TaskExecutor)? = loops.loops.count == 1 ? loops.loops[0] : nil
+        await withTaskExecutorPreference(feeder) {
+            await client.send(prepared: prepared) { result in
+                tally.record(result)
+                if json { print(ResultJSON.line(result)) }
+            }
         }
         progress?.stop()
         if !json && !args.has("quiet") {

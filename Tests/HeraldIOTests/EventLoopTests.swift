@@ -32,6 +32,31 @@ private final class Counter: Sendable {
         #expect(offLoop.count == 0)
     }
 
+    /// `herald send` feeds its connections from a task that prefers their loop: that task's code must run on the
+    /// loop's thread, before its first wait and after each one, and leave the loop free between.
+    @Test func aTaskThatPrefersTheLoopRunsOnItsThreadAcrossWaits() async throws {
+        let own = EventLoop(name: "task-executor")
+        defer { own.shutdown() }
+        let onLoop = await withTaskExecutorPreference(own) { () async -> [Bool] in
+            var seen = [own.inLoop]
+            for _ in 0..<3 {
+                try? await Task.sleep(for: .milliseconds(5))
+                seen.append(own.inLoop)
+                // A wait that another thread ends: the resumption comes back to the loop too.
+                let value = await withCheckedContinuation { (cont: CheckedContinuation<Int, Never>) in
+                    Thread.detachNewThread { cont.resume(returning: 1) }
+                }
+                seen.append(own.inLoop && value == 1)
+            }
+            return seen
+        }
+        #expect(onLoop == Array(repeating: true, count: 7))
+        let free = try await own.submit { own.inLoop }
+        #expect(free, "the loop still runs its own work")
+        let elsewhere = await withTaskExecutorPreference(nil) { own.inLoop }
+        #expect(!elsewhere, "no preference: Swift's pool, not the loop")
+    }
+
     /// `top -H` and `perf` name a loop's thread by the loop's name. Foundation's `Thread.name` never reached
     /// the kernel on Linux, so a loop showed up under the name of the thread that made it, a dispatch
     /// worker's ("user-initiated-qos", "default-qos"), like the threads of Swift's pool.
