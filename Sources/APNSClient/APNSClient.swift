@@ -137,9 +137,9 @@ public final class APNSClient: Sendable {
     }
 
     // Concrete types on purpose: a generic sequence here was iterated through witness tables, with a tuple
-    // type looked up per element (~6k instructions per notification on the sending thread). Each request is
-    // copied once, into its `Delivery`, straight from the array (an enum per element around it cost more
-    // copies, each retaining every field). `indices` maps positions to the caller's, when they differ.
+    // type looked up per element (~6k instructions per notification on the sending thread). A `Delivery`
+    // refers to its request in the array rather than copying it (a copy retained each of its strings and its
+    // body, and released them when done). `indices` maps positions to the caller's, when they differ.
     private func deliver(_ requests: [APNSPreparedRequest], indices: [Int]?, _ onResult: @escaping @Sendable (APNSDeliveryResult) -> Void) async {
         // A chunk takes its room in the limiter at once, so it is never larger than the limit (a limit below 64
         // let each chunk of 64 through on the limit's worth of room, putting more than the limit on the wire).
@@ -160,7 +160,7 @@ public final class APNSClient: Sendable {
         }
         for i in requests.indices {
             outstanding.add()
-            chunk.append(Delivery(client: self, index: indices?[i] ?? i, prepared: requests[i], onResult: counted))
+            chunk.append(Delivery(client: self, index: indices?[i] ?? i, batch: requests, position: i, onResult: counted))
             if chunk.count == chunkSize {
                 await dispatch(chunk)
                 chunk.removeAll(keepingCapacity: true)
@@ -179,7 +179,14 @@ public final class APNSClient: Sendable {
     final class Delivery: HTTP2ResponseHandler, @unchecked Sendable {
         let client: APNSClient
         let index: Int
-        let prepared: APNSPreparedRequest
+        /// The requests of the `send` call this one belongs to, which stay alive until all are answered anyway,
+        /// and its place among them: one retain of the array instead of a copy of the request.
+        private let batch: [APNSPreparedRequest]
+        private let position: Int
+        /// Lent in place (a getter would hand out a copy).
+        var prepared: APNSPreparedRequest {
+            _read { yield batch[position] }
+        }
         let onResult: @Sendable (APNSDeliveryResult) -> Void
         var attempts = 0
         var renewedToken = false
@@ -193,12 +200,14 @@ public final class APNSClient: Sendable {
         /// the answer's echo of it is recognised by comparing text instead of parsing it again.
         let sentAPNSID: String?
 
-        init(client: APNSClient, index: Int, prepared: APNSPreparedRequest, onResult: @escaping @Sendable (APNSDeliveryResult) -> Void) {
+        init(client: APNSClient, index: Int, batch: [APNSPreparedRequest], position: Int,
+             onResult: @escaping @Sendable (APNSDeliveryResult) -> Void) {
             self.client = client
             self.index = index
-            self.prepared = prepared
+            self.batch = batch
+            self.position = position
             self.onResult = onResult
-            sentAPNSID = prepared.apnsIDHeaderValue
+            sentAPNSID = batch[position].apnsIDHeaderValue
         }
 
         func requestCompleted(_ result: Result<HTTP2ClientResponse, HTTP2ClientError>) { client.complete(self, result) }
@@ -238,16 +247,14 @@ public final class APNSClient: Sendable {
         }
         let now = MonotonicTime.now
         let deadline = now + configuration.requestTimeout.nanosecondsValue
-        var batch: [(HTTP2ClientRequest, any HTTP2ResponseHandler)] = []
-        batch.reserveCapacity(chunk.count)
         var shared = SharedHeaders()
-        for d in chunk {
+        connection.send(count: chunk.count, deadline: deadline) { i in
+            let d = chunk[chunk.startIndex + i]
             d.authorization = authorization
             d.sentAt = now
-            batch.append((request(for: d, authorization: authorization, sharing: &shared), d))
             observer.sent()
+            return (request(for: d, authorization: authorization, sharing: &shared), d)
         }
-        connection.send(batch: batch, deadline: deadline)
     }
 
     /// Sends one delivery again (a retry), holding its existing in-flight slot.
@@ -277,16 +284,22 @@ public final class APNSClient: Sendable {
         var source: APNSPreparedRequest?
         var authorization: String?
         var fields = HTTP2HeaderFields.empty
+
+        func matches(_ request: borrowing APNSPreparedRequest) -> Bool {
+            guard let source else { return false }
+            return source.sharesHeaders(with: request)
+        }
     }
 
     private func request(for d: Delivery, authorization: String?, sharing shared: inout SharedHeaders) -> HTTP2ClientRequest {
-        let p = d.prepared
-        if shared.authorization != authorization || !(shared.source?.sharesHeaders(with: p) ?? false) {
-            shared.source = p
+        // `d.prepared` is read in place each time: a local copy of it would retain all of its fields.
+        if shared.authorization != authorization || !shared.matches(d.prepared) {
+            shared.source = d.prepared
             shared.authorization = authorization
-            shared.fields = HTTP2HeaderFields(sharedHeaders(for: p, authorization: authorization))
+            shared.fields = HTTP2HeaderFields(sharedHeaders(for: d.prepared, authorization: authorization))
         }
-        return HTTP2ClientRequest(method: "POST", path: p.path, sharedFields: shared.fields, ownFields: ownHeaders(for: d), body: p.body)
+        return HTTP2ClientRequest(method: "POST", path: d.prepared.path, sharedFields: shared.fields, ownFields: ownHeaders(for: d),
+                                  body: d.prepared.body)
     }
 
     /// The headers a batch's requests have in common.

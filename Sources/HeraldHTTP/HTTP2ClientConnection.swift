@@ -166,9 +166,18 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
 
     /// Sends many requests with one wake-up of the loop.
     public func send(batch: [(HTTP2ClientRequest, any HTTP2ResponseHandler)], deadline: UInt64 = 0) {
-        guard !batch.isEmpty else { return }
-        counters.wrappingAdd(batch.count, ordering: .relaxed)
-        let streams = batch.map { ClientStream(request: $0.0, deadline: deadline, handler: $0.1) }
+        send(count: batch.count, deadline: deadline) { batch[$0] }
+    }
+
+    /// Sends `count` requests with one wake-up of the loop, each made by `make(i)` on the caller's thread and
+    /// handed over as made: taken from an array instead, each would be copied, a retain of every field of it.
+    public func send(count: Int, deadline: UInt64 = 0, _ make: (Int) -> (HTTP2ClientRequest, any HTTP2ResponseHandler)) {
+        guard count > 0 else { return }
+        counters.wrappingAdd(count, ordering: .relaxed)
+        let streams = (0..<count).map { i in
+            let (request, handler) = make(i)
+            return ClientStream(request: request, deadline: deadline, handler: handler)
+        }
         let first = inbox.withLock { box -> Bool in
             let wasEmpty = box.isEmpty
             box.append(contentsOf: streams)
@@ -242,25 +251,25 @@ public final class HTTP2ClientConnection: HTTP2Endpoint, @unchecked Sendable {
     /// where they already are (the connection's pseudo-headers, the request's path and own strings, its
     /// shared fields) in a stack-allocated array: copying them into the reused `HeaderBlock` first cost ~2k
     /// instructions per request on the event loop (buffer resets, retains, exclusivity checks).
+    ///
+    /// `s.request` is read in place, field by field: a local copy of it would retain every field.
     private func submit(_ s: ClientStream, _ session: OpaquePointer) -> Int32 {
-        let request = s.request
         let userData = Unmanaged.passUnretained(s as HTTP2Stream).toOpaque()
-        if !request.body.isEmpty { s.outbound = request.body }
-        guard request.method == "POST" else { return submitBuilt(request, session, userData) }
-        let shared = request.sharedFields.nv
-        let count = postFields.nv.count + 1 + shared.count + request.ownFields.count
+        let hasBody = !s.request.body.isEmpty
+        if hasBody { s.outbound = s.request.body }
+        guard s.request.method == "POST" else { return submitBuilt(s.request, session, userData) }
+        let shared = s.request.sharedFields.nv
+        let count = postFields.nv.count + 1 + shared.count + s.request.ownFields.count
         return withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: count) { nva in
             var at = 0
             for field in postFields.nv { nva[at] = Self.uncopied(field); at += 1 }
-            var path = request.path
+            var path = s.request.path
             return path.withUTF8 { pathBytes in
                 nva[at] = Self.field(Self.pseudoPath, pathBytes)
                 at += 1
                 for field in shared { nva[at] = Self.uncopied(field); at += 1 }
-                return Self.withFields(request.ownFields, from: 0, in: nva, at: at) { count in
-                    withExtendedLifetime(request.sharedFields) {
-                        Self.submitRequest(session, nva.baseAddress!, count, hasBody: !request.body.isEmpty, userData)
-                    }
+                return Self.withFields(s.request.ownFields, from: 0, in: nva, at: at) { count in
+                    Self.submitRequest(session, nva.baseAddress!, count, hasBody: hasBody, userData)
                 }
             }
         }

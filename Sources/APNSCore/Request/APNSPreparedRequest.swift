@@ -51,13 +51,16 @@ public struct APNSPreparedRequest: Sendable {
     }
 
     /// Whether `other` carries the same headers apart from its token and apns-id: requests that do can
-    /// share one encoded header block.
+    /// share one encoded header block. Inlinable, as is `apnsIDHeaderValue`: a caller that reads a request in
+    /// place (the client, in its array) then touches only these fields instead of copying the whole request.
+    @inlinable
     public func sharesHeaders(with other: APNSPreparedRequest) -> Bool {
         topic == other.topic && pushType == other.pushType && priority == other.priority
             && expiration == other.expiration && collapseID == other.collapseID
     }
 
     /// `apns-id` as APNs expects it: canonical lowercase 8-4-4-4-12.
+    @inlinable
     public var apnsIDHeaderValue: String? {
         apnsID?.lowercasedString
     }
