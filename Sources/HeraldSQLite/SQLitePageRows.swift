@@ -27,7 +27,10 @@ struct SQLitePageRows: Sendable {
         arena = SQLiteBindArena(reservingBytes: pushID.utf8.count + 1 + rows.count * 160, values: rows.count * Self.columns)
         let push = arena.append(text: pushID)
         let updated = now.sql
-        for (index, row) in rows.enumerated() {
+        // Rows are lent from the array's span, not copied out of it (a copy retains each of a row's strings).
+        let rows = rows.span
+        for index in rows.indices {
+            let row = rows[index]
             let d = row.planned
             var state = DeliveryState.pending, attempts = 0, notBefore = d.notBefore, status: Int?, reason: String?
             switch row.outcome {

@@ -420,6 +420,23 @@ import Testing
         #expect(await t.status(app, cancelled)["counts"]?["sent"] == 0)
     }
 
+    /// A dry run counts a filter's audience in the push service; the push itself is filtered again by the fan-out's
+    /// planning, page by page. Both must select the same devices, whatever the other fields of each member.
+    @Test(arguments: ServerStore.available) func aFilteredPushReachesOnlyTheDevicesItsFilterSelects(_ store: ServerStore) async throws {
+        let t = try await TestService(store: store)
+        let app = try await t.createApp()
+        try await t.register(app, "a", token: token(1), extra: ["locale": "fr-FR", "timeZone": "Europe/Paris", "properties": ["plan": "gold"]])
+        try await t.register(app, "b", token: token(2), extra: ["locale": "fr-CA", "properties": ["plan": "free"]])
+        try await t.register(app, "c", token: token(3), extra: ["locale": "en-US", "appVersion": "2.0", "properties": ["plan": "gold"]])
+        try await t.register(app, "d", token: token(4), extra: ["locale": "fr-BE", "properties": ["plan": "silver"]])
+        let target: JSON = ["all": true, "filter": ["locale": "fr", "properties": ["plan": ["in": ["gold", "silver"]]]]]
+        let dry = await t.call("POST", "/v1/pushes", key: app.master, json: ["target": target, "content": ["alert": "x"], "dryRun": true])
+        #expect(dry.body["audience"]?.intValue == 2)
+        _ = try await t.push(app, ["target": target, "content": ["alert": "x"]])
+        try await t.deliver()
+        #expect(Set(t.transport.notifications.map(\.deviceToken)) == [token(1), token(4)])
+    }
+
     @Test func localTimeDeliveryFollowsEachDevicesTimeZone() async throws {
         let t = try await TestService()
         let app = try await t.createApp()

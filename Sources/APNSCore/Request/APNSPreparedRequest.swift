@@ -29,6 +29,7 @@ public struct APNSPreparedRequest: Sendable {
     /// `/3/device/<token>`, built once when the request is prepared rather than each time it is sent.
     public let path: String
 
+    @usableFromInline
     init(deviceToken: DeviceToken, topic: String, pushType: APNSPushType, priority: APNSPriority, expiration: APNSExpiration?,
          collapseID: String?, apnsID: UUID?, body: [UInt8]) {
         self.deviceToken = deviceToken
@@ -44,7 +45,8 @@ public struct APNSPreparedRequest: Sendable {
 
     /// The same request for another device (and apns-id). What `APNSNotification.prepare()` validates,
     /// topic, push type, priority and payload, does not depend on the device, so a batch sending one
-    /// payload to many devices validates it once.
+    /// payload to many devices validates it once. Inlinable, so that a request read in place is not copied first.
+    @inlinable
     public func retargeted(to deviceToken: DeviceToken, apnsID: UUID?) -> APNSPreparedRequest {
         APNSPreparedRequest(deviceToken: deviceToken, topic: topic, pushType: pushType, priority: priority, expiration: expiration,
                             collapseID: collapseID, apnsID: apnsID, body: body)

@@ -93,14 +93,20 @@ public final class APNSClientTransport: PushTransport {
         var answered = [DeliveryResult?](repeating: nil, count: batch.notifications.count)
         // Notifications of one variant share their payload bytes and headers: the first is validated, the
         // others are the same request for another device.
+        // Notifications are read in place by position, and the template is not bound to a local: either would
+        // copy a whole notification or request (a retain of each of its strings and bytes) per notification.
+        // Only a notification that starts a new template is copied, into it.
         var template: (notification: OutgoingNotification, request: APNSPreparedRequest)?
-        for (position, n) in batch.notifications.enumerated() {
+        let notifications = batch.notifications
+        for position in notifications.indices {
             do {
-                let token = try DeviceToken(hex: n.deviceToken)
+                let token = try DeviceToken(hex: notifications[position].deviceToken)
                 let request: APNSPreparedRequest
-                if let t = template, t.notification.sharesRequest(with: n) {
-                    request = t.request.retargeted(to: token, apnsID: n.apnsID)
+                if template?.notification.sharesRequest(with: notifications[position]) == true,
+                   let retargeted = template?.request.retargeted(to: token, apnsID: notifications[position].apnsID) {
+                    request = retargeted
                 } else {
+                    let n = notifications[position]
                     let notification = APNSNotification(
                         deviceToken: token, topic: n.topic, encodedPayload: APNSEncodedPayload(uncheckedBytes: n.payload),
                         pushType: APNSPushType(rawValue: n.pushType), priority: APNSPriority(rawValue: n.priority),
@@ -112,7 +118,7 @@ public final class APNSClientTransport: PushTransport {
                 positions.append(position)
             } catch {
                 // Caught before sending: the same answer APNs would give, without the round trip.
-                answered[position] = DeliveryResult(id: n.id, status: 400, reason: Self.reason(for: error))
+                answered[position] = DeliveryResult(id: notifications[position].id, status: 400, reason: Self.reason(for: error))
             }
         }
         let ids = batch.notifications.map(\.id)

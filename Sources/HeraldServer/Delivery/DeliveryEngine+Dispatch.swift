@@ -123,15 +123,17 @@ extension DeliveryEngine {
                 continue
             }
             // Neighbouring rows mostly share their variant and badge: ask the plan only when they change.
+            // Rows are read in place by index here and below: iterating copies each row, a retain and a release of
+            // each of its strings, several times per notification on the fan-out's busiest path.
             var last: (variant: String, badge: Int?, payload: [UInt8])?
-            let notifications = deliveries.map { d in
+            let notifications = deliveries.indices.map { i in
                 let payload: [UInt8]
-                if let l = last, l.badge == d.badge, l.variant == d.variant { payload = l.payload } else {
-                    payload = plan.payload(variant: d.variant, badge: d.badge)
-                    last = (d.variant, d.badge, payload)
+                if let l = last, l.badge == deliveries[i].badge, l.variant == deliveries[i].variant { payload = l.payload } else {
+                    payload = plan.payload(variant: deliveries[i].variant, badge: deliveries[i].badge)
+                    last = (deliveries[i].variant, deliveries[i].badge, payload)
                 }
-                return OutgoingNotification(id: d.id, deviceToken: d.deviceToken,
-                                            apnsID: stableAPNsID(pushID: plan.push.id, installationID: d.installationID, crypto: env.crypto),
+                return OutgoingNotification(id: deliveries[i].id, deviceToken: deliveries[i].deviceToken,
+                                            apnsID: stableAPNsID(pushID: plan.push.id, installationID: deliveries[i].installationID, crypto: env.crypto),
                                             topic: plan.topic, pushType: plan.spec.pushType.rawValue, priority: plan.spec.priority,
                                             expiration: plan.spec.expiration, collapseID: plan.spec.collapseID, payload: payload)
             }
@@ -145,13 +147,14 @@ extension DeliveryEngine {
             let elapsed = ContinuousClock.now - started
             env.metrics.observe("herald_transport_batch_seconds", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
             // Results in the batch's order (`APNSClientTransport`'s) are matched by position, without a map by id.
-            let inOrder = results.count == deliveries.count && zip(results, deliveries).allSatisfy { $0.id == $1.id }
+            let inOrder = results.count == deliveries.count && results.indices.allSatisfy { results[$0].id == deliveries[$0].id }
             let byID = inOrder ? [:] : Dictionary(results.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             let answeredAt = env.clock.now()
             var tally = OutcomeTally()
-            for (i, (d, n)) in zip(deliveries, notifications).enumerated() {
-                let r = inOrder ? results[i] : byID[d.id] ?? DeliveryResult(id: d.id, status: nil, reason: "NoResult")
-                outcomes.append(outcome(d, n, r, deadline: deadline, now: answeredAt, pauseReason: &pauseReason, tally: &tally))
+            for i in deliveries.indices {
+                let id = deliveries[i].id
+                let r = inOrder ? results[i] : byID[id] ?? DeliveryResult(id: id, status: nil, reason: "NoResult")
+                outcomes.append(outcome(deliveries[i], r, deadline: deadline, now: answeredAt, pauseReason: &pauseReason, tally: &tally))
             }
             tally.record(in: env.metrics)
             env.credentialOutcomes.record(appID: app.id, environment: environment, accepted: tally.sent > 0, rejectedReason: pauseReason, at: answeredAt)
@@ -169,7 +172,7 @@ extension DeliveryEngine {
     /// as two words), rather than hashed into a map per delivery.
     static func byEnvironment(_ deliveries: [ClaimedDelivery]) -> [(environment: String, deliveries: [ClaimedDelivery])] {
         guard let first = deliveries.first?.environment else { return [] }
-        if deliveries.allSatisfy({ $0.environment == first }) { return [(first, deliveries)] }
+        if deliveries.indices.allSatisfy({ deliveries[$0].environment == first }) { return [(first, deliveries)] }   // read in place, not copied
         return Dictionary(grouping: deliveries, by: \.environment).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
@@ -207,7 +210,8 @@ extension DeliveryEngine {
         }
     }
 
-    private func outcome(_ d: ClaimedDelivery, _ n: OutgoingNotification, _ r: DeliveryResult, deadline: Date, now: Date,
+    @inline(__always)   // so that `d` is read in place in the caller's array, not copied (a retain of each string)
+    private func outcome(_ d: borrowing ClaimedDelivery, _ r: borrowing DeliveryResult, deadline: Date, now: Date,
                          pauseReason: inout String?, tally: inout OutcomeTally) -> DeliveryOutcome {
         let action = ReasonPolicy.action(status: r.status, reason: r.reason)
         if action == .sent {   // nearly every answer: no reason text to build

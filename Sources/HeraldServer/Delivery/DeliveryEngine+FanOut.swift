@@ -81,9 +81,11 @@ extension DeliveryEngine {
                 }
                 var due: [ClaimedDelivery] = []
                 due.reserveCapacity(min(allowed, rows.count))
-                for (index, d) in rows.enumerated() where due.count < allowed && d.notBefore <= now && !journaled.contains(d.seq) {
-                    due.append(ClaimedDelivery(id: Int64(index), seq: d.seq, installationID: d.installationID, deviceToken: d.deviceToken,
-                                               environment: d.environment, variant: d.variant, badge: plan.badgeValue, attempts: 0))
+                // By index: a row is only read here, and iterating would copy it (a retain of each string).
+                for index in rows.indices where due.count < allowed && rows[index].notBefore <= now && !journaled.contains(rows[index].seq) {
+                    due.append(ClaimedDelivery(id: Int64(index), seq: rows[index].seq, installationID: rows[index].installationID,
+                                               deviceToken: rows[index].deviceToken, environment: rows[index].environment,
+                                               variant: rows[index].variant, badge: plan.badgeValue, attempts: 0))
                 }
                 env.metrics.increment("herald_fanout_deliveries_total", by: Double(rows.count))
                 page = FanOutPage(plan: plan, app: app, batches: due.batches(of: batchSize), done: members.count < limit,
@@ -104,8 +106,8 @@ extension DeliveryEngine {
         guard let unsaved = page.unsaved else { return false }
         var byIndex = [DeliveryOutcome.Kind?](repeating: nil, count: unsaved.rows.count)
         for o in outcomes where o.deliveryID >= 0 && o.deliveryID < byIndex.count { byIndex[Int(o.deliveryID)] = o.kind }
-        let rows = zip(unsaved.rows, byIndex).map { planned, outcome in
-            PageDelivery(planned: planned, outcome: outcome ?? (unsaved.journaled.contains(planned.seq) ? .sent(status: 200) : nil))
+        let rows = unsaved.rows.indices.map { i in
+            PageDelivery(planned: unsaved.rows[i], outcome: byIndex[i] ?? (unsaved.journaled.contains(unsaved.rows[i].seq) ? .sent(status: 200) : nil))
         }
         let pushID = page.plan.push.id
         let written = try await retrying {

@@ -39,20 +39,29 @@ final class PushPlan: Sendable {
         let start = spec.sendAt ?? push.createdAt
         let base = start.timeIntervalSince(now) < 0.001 ? now : start
         var zones: [String: TimeZone] = [:]
-        return members.compactMap { m in
-            guard spec.filter.isEmpty || spec.filter.matches(m) else { return nil }
-            var notBefore = base
-            if let local = spec.localTime {
-                let zone: TimeZone
-                if let id = m.timeZone {
-                    if let z = zones[id] { zone = z } else { zone = TimeZone(identifier: id) ?? defaultTimeZone; zones[id] = zone }
-                } else {
-                    zone = defaultTimeZone
-                }
-                notBefore = local.next(after: spec.sendAt ?? push.createdAt, in: zone)
-            }
-            return PlannedDelivery(seq: m.seq, installationID: m.id, deviceToken: m.deviceToken, environment: m.environment,
-                                   variant: spec.content.variant(for: m.locale), notBefore: notBefore)
+        // Members are read in place, field by field: a member copied out of the array (iterating it, or passing
+        // one to a function) retains all seven of its strings, on the fan-out's busiest path.
+        let filtered = !spec.filter.isEmpty
+        var planned: [PlannedDelivery] = []
+        planned.reserveCapacity(members.count)
+        for i in members.indices {
+            if filtered && !spec.filter.matches(members[i]) { continue }
+            planned.append(PlannedDelivery(seq: members[i].seq, installationID: members[i].id, deviceToken: members[i].deviceToken,
+                                           environment: members[i].environment, variant: spec.content.variant(for: members[i].locale),
+                                           notBefore: notBefore(base: base, timeZone: members[i].timeZone, zones: &zones)))
         }
+        return planned
+    }
+
+    /// When a member in `timeZone` may receive the push: `base`, or with a local send time, that time where it is.
+    private func notBefore(base: Date, timeZone id: String?, zones: inout [String: TimeZone]) -> Date {
+        guard let local = spec.localTime else { return base }
+        let zone: TimeZone
+        if let id {
+            if let z = zones[id] { zone = z } else { zone = TimeZone(identifier: id) ?? defaultTimeZone; zones[id] = zone }
+        } else {
+            zone = defaultTimeZone
+        }
+        return local.next(after: spec.sendAt ?? push.createdAt, in: zone)
     }
 }
