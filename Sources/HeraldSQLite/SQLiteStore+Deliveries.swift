@@ -236,10 +236,10 @@ extension SQLiteStore {
             let cancelled = p.status.isFinal ? encoded.cancelPending() : 0
             let outbox = try SQLiteOutbox.forApp(p.appID, db)
             var retired = 0
-            let lent = rows.span
+            let lent = rows.span   // rows lent, not copied out of the array (as in `SQLitePageRows`)
             for index in lent.indices {
-                let d = lent[index].planned
                 let row = lent[index]
+                let d = row.planned
                 if case let .failed(reason, status, retire, timestamp)? = row.outcome {
                     try Self.recordDeliveryFailed(outbox, pushID: pushID, deliveryID: nil, installationID: d.installationID, token: d.deviceToken,
                                                   reason: reason, status: status, now: now, db)
