@@ -68,9 +68,9 @@ enum SendCommand: Command {
             ? ProgressBar(total: notifications.count, tally: tally) : nil
         progress?.start()
         // With one loop, the task that builds the requests runs on it too: on two cores a third busy thread
-        // (Swift's pool, woken for every chunk) took CPU from the loop and from the peer. 1x100 against
-        // nghttpd: 0.95 of h2load's rate -> 1.05; 4x100: 0.83 -> 0.93 (docs/performance.md, round 22). With
-        // several loops, one of them would do every connection's share of that work: the pool keeps it.
+        // (Swift's pool, woken for every chunk) took CPU from the loop and from the peer. Against nghttpd, 1x100
+        // went from 0.91 of h2load's rate to 1.03 and 4x100 from 0.85 to 0.94 (docs/performance.md, round 22).
+        // With several loops, one of them would do every connection's share of that work: the pool keeps it.
         let feeder: (any TaskExecutor)? = loops.loops.count == 1 ? loops.loops[0] : nil
         await withTaskExecutorPreference(feeder) {
             await client.send(prepared: prepared) { result in
