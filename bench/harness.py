@@ -312,7 +312,7 @@ def cleanup():
     shutil.rmtree(WORK, ignore_errors=True)
 
 
-# The tools beside bench.py (fanout_ab.py, registration_ab.py, request_instructions.py, thread_cpu.py,
+# The tools beside bench.py (fanout_ab.py, registration_ab.py, send_ab.py, request_instructions.py, thread_cpu.py,
 # device_history_index.py) share WORK: their servers and stores (gigabytes at a million installations) go when
 # they end, as bench.py's do.
 atexit.register(cleanup)

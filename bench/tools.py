@@ -225,8 +225,8 @@ def h2load(url, n, c, m, extra=()):
 SEND_RATE = re.compile(r"in ([0-9.]+) s \(([0-9]+)/s\)")
 
 
-def herald_send(host_port, ca, p8, n, c, s, extra=()):
-    out = run([HERALD, "send", "--host", host_port, "--ca", ca, "--key", p8, "--key-id", KEY_ID,
+def herald_send(host_port, ca, p8, n, c, s, extra=(), binary=None):
+    out = run([binary or HERALD, "send", "--host", host_port, "--ca", ca, "--key", p8, "--key-id", KEY_ID,
                "--team-id", TEAM_ID, "--topic", TOPIC, "--tokens-file", tokens_file(n),
                "--payload", body_file(), "--connections", str(c), "--streams", str(s),
                "--concurrency", str(c * s * 4), *extra])
