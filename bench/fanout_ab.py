@@ -43,11 +43,7 @@ def main():
     jsonl = import_file(N, N)
     for name, binary, extra in variants:
         serve = Serve(os.path.join(WORK, name.replace(" ", "-").replace(",", "")), accept_all + extra, binary=binary)
-        with open(jsonl, "rb") as body:
-            status, answer = http_json("POST", f"{serve.url}/v1/installations/import?format=jsonl", key=serve.keys["master"],
-                                       raw=body, content_type="application/x-ndjson", timeout=900)
-        if status != 200 or answer.get("failed"):
-            sys.exit(f"{name}: import answered {status}: {str(answer)[:300]}")
+        serve.import_jsonl(jsonl)
         servers.append((name, serve))
     results = {name: [] for name, _ in servers}
     for round_ in range(REPEAT):

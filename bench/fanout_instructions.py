@@ -24,9 +24,7 @@ def measure(binary, jsonl):
     server = CallgrindServe(binary, os.path.basename(binary) + "-fanout")
     serve = server.serve
     try:
-        with open(jsonl, "rb") as body:
-            http_json("POST", f"{serve.url}/v1/installations/import?format=jsonl", key=serve.keys["master"], raw=body,
-                      content_type="application/x-ndjson", timeout=1800)
+        serve.import_jsonl(jsonl)
 
         def push():
             _, p = http_json("POST", f"{serve.url}/v1/pushes", key=serve.keys["master"],

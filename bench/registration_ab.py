@@ -32,11 +32,7 @@ def seed_store():
     seed = os.path.join(WORK, "registration-ab-seed")
     serve = Serve(seed, serve_accept_all_flags() or [])
     keys = dict(serve.keys)
-    with open(import_file(STORE_N, STORE_N), "rb") as body:
-        status, answer = http_json("POST", f"{serve.url}/v1/installations/import?format=jsonl", key=keys["master"],
-                                   raw=body, content_type="application/x-ndjson", timeout=900)
-    if status != 200 or answer.get("failed"):
-        sys.exit(f"import answered {status}: {str(answer)[:300]}")
+    serve.import_jsonl(import_file(STORE_N, STORE_N))
     status, push = http_json("POST", f"{serve.url}/v1/pushes", key=keys["master"],
                              body={"target": {"tags": ["bench"]}, "content": {"alert": "hi"}})
     wait_push(serve, push["id"], timeout=600)

@@ -11,7 +11,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import HERALD, TOKEN, stop
+from harness import TOKEN, stop
 from tools import h2load, herald_send, make_tls, same_headers_as_herald, start_nghttpd
 
 REFERENCE = sys.argv[1]

@@ -123,6 +123,16 @@ class Serve:
     def rss(self, field="VmRSS"):
         return rss_kib(self.proc.pid, field)
 
+    def import_jsonl(self, path, timeout=1800):
+        """Imports a JSON-lines file of installations with the master key (`POST /v1/installations/import`);
+        returns the answer, or raises when the import, or any line of it, failed."""
+        with open(path, "rb") as body:
+            status, answer = http_json("POST", f"{self.url}/v1/installations/import?format=jsonl", key=self.keys["master"],
+                                       raw=body, content_type="application/x-ndjson", timeout=timeout)
+        if status != 200 or answer.get("failed"):
+            raise RuntimeError(f"import answered {status}: {str(answer)[:300]}")
+        return answer
+
     def stop(self):
         stop(self.proc)
 

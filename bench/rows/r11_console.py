@@ -23,12 +23,10 @@ def import_installations(serve, n):
         for i in range(n):
             f.write('{"deviceToken":"%064x","environment":"sandbox","tags":["console","t%d"],"locale":"%s"}\n'
                     % (0x2000000 + i, i % 100, "zh-Hans" if i % 3 == 0 else "en-US"))
-    with open(path, "rb") as body:
-        status, answer = http_json("POST", f"{serve.url}/v1/installations/import?format=jsonl", key=serve.keys["master"],
-                                   raw=body, content_type="application/x-ndjson", timeout=1800)
-    os.remove(path)
-    if status != 200 or answer.get("failed"):
-        raise RuntimeError(f"import answered {status}: {str(answer)[:300]}")
+    try:
+        serve.import_jsonl(path)
+    finally:
+        os.remove(path)
 
 
 def create_pushes(serve, n, threads=4):

@@ -164,12 +164,8 @@ def run(sim):
         def load(serve, watched):
             before = [cpu_seconds(p) for p in watched]
             started = time.time()
-            with open(jsonl, "rb") as body:
-                status, answer = http_json("POST", f"{serve.url}/v1/installations/import?format=jsonl", key=serve.keys["master"],
-                                           raw=body, content_type="application/x-ndjson", timeout=3600)
+            serve.import_jsonl(jsonl, timeout=3600)
             seconds = time.time() - started
-            if status != 200 or answer.get("failed"):
-                raise RuntimeError(f"import answered {status}: {str(answer)[:300]}")
             return seconds, [cpu_seconds(p) - b for p, b in zip(watched, before)]
 
         pg_s, (pg_cpu, pg_herald_cpu) = load(a, [pg.pids(), [a.proc.pid]])

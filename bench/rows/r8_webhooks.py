@@ -71,12 +71,7 @@ def run():
         status, apps = http_json("GET", f"{serve.url}/v1/apps", key=serve.keys["admin"])
         app_id = apps["apps"][0]["id"]
 
-        def load(path):
-            with open(path, "rb") as body:
-                status, answer = http_json("POST", f"{serve.url}/v1/installations/import?format=jsonl", key=master,
-                                           raw=body, content_type="application/x-ndjson", timeout=1800)
-            if status != 200 or answer.get("failed"):
-                raise RuntimeError(f"import answered {status}: {str(answer)[:300]}")
+        load = serve.import_jsonl
 
         load(r3.import_file(N, N))
         # Registering a retired token again makes its installation active: the 10% between pushes.

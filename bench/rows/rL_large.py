@@ -52,15 +52,12 @@ def run():
         sampler = RSSSampler(serve.proc.pid)
         sampler.start()
         started = time.time()
-        with open(jsonl, "rb") as body:
-            status, answer = http_json("POST", f"{serve.url}/v1/installations/import?format=jsonl",
-                                       key=serve.keys["master"], raw=body, content_type="application/x-ndjson",
-                                       timeout=TIMEOUT_S)
+        try:
+            serve.import_jsonl(jsonl, timeout=TIMEOUT_S)
+        finally:
+            os.remove(jsonl)
         import_s = time.time() - started
         import_peak = max(sampler.finish(), serve.rss("VmHWM"))
-        os.remove(jsonl)
-        if status != 200 or answer.get("failed"):
-            raise RuntimeError(f"import answered {status}: {str(answer)[:300]}")
         value_row(f"L import {N:,} installations (JSON lines, one request)", round(N / import_s), "/s",
                   f"{import_s:.0f} s; peak RSS meanwhile {mib(import_peak)} MiB")
 
