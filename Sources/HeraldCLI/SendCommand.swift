@@ -71,6 +71,8 @@ enum SendCommand: Command {
         // (Swift's pool, woken for every chunk) took CPU from the loop and from the peer. Against nghttpd, 1x100
         // went from 0.91 of h2load's rate to 1.03 and 4x100 from 0.85 to 0.94 (docs/performance.md, round 22).
         // With several loops, one of them would do every connection's share of that work: the pool keeps it.
+        // After the scope the task is back on Swift's pool, so the deferred `loops.shutdown()` waits for the
+        // loop's thread (called on its own loop, it could not; EventLoopTests checks where the task ends up).
         let feeder: (any TaskExecutor)? = loops.loops.count == 1 ? loops.loops[0] : nil
         await withTaskExecutorPreference(feeder) {
             await client.send(prepared: prepared) { result in

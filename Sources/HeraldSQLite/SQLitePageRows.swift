@@ -27,13 +27,12 @@ struct SQLitePageRows: Sendable {
         arena = SQLiteBindArena(reservingBytes: pushID.utf8.count + 1 + rows.count * 160, values: rows.count * Self.columns)
         let push = arena.append(text: pushID)
         let updated = now.sql
-        // Rows are lent from the array's span, not copied out of it (a copy retains each of a row's strings).
-        let rows = rows.span
+        // Rows are read in place by index: iterating the array copied each row out of it (a retain and a release
+        // of each of its strings).
         for index in rows.indices {
-            let row = rows[index]
-            let d = row.planned
+            let d = rows[index].planned
             var state = DeliveryState.pending, attempts = 0, notBefore = d.notBefore, status: Int?, reason: String?
-            switch row.outcome {
+            switch rows[index].outcome {
             case nil, .requeue?: break
             case .sent(let code)?:
                 (state, attempts, status) = (.sent, 1, code)

@@ -236,11 +236,9 @@ extension SQLiteStore {
             let cancelled = p.status.isFinal ? encoded.cancelPending() : 0
             let outbox = try SQLiteOutbox.forApp(p.appID, db)
             var retired = 0
-            let lent = rows.span   // rows lent, not copied out of the array (as in `SQLitePageRows`)
-            for index in lent.indices {
-                let row = lent[index]
-                let d = row.planned
-                if case let .failed(reason, status, retire, timestamp)? = row.outcome {
+            for index in rows.indices {   // read in place, not copied out of the array (as in `SQLitePageRows`)
+                if case let .failed(reason, status, retire, timestamp)? = rows[index].outcome {
+                    let d = rows[index].planned
                     try Self.recordDeliveryFailed(outbox, pushID: pushID, deliveryID: nil, installationID: d.installationID, token: d.deviceToken,
                                                   reason: reason, status: status, now: now, db)
                     if retire, try Self.retire(seq: d.seq, token: d.deviceToken, reason: reason, timestamp: timestamp, now: now, db) > 0 {
@@ -250,7 +248,7 @@ extension SQLiteStore {
                     }
                 }
                 if let badge {
-                    try db.execute("UPDATE installations SET badge = ? WHERE seq = ?", [.int(badge), .integer(d.seq)])
+                    try db.execute("UPDATE installations SET badge = ? WHERE seq = ?", [.int(badge), .integer(rows[index].planned.seq)])
                 }
             }
             try encoded.insert(db)
