@@ -92,10 +92,9 @@ public final class APNSClientTransport: PushTransport {
         // those caught before sending are known now, the others arrive from the event loops.
         var answered = [DeliveryResult?](repeating: nil, count: batch.notifications.count)
         // Notifications of one variant share their payload bytes and headers: the first is validated, the
-        // others are the same request for another device.
-        // Notifications are read in place by position, and the template is not bound to a local: either would
-        // copy a whole notification or request (a retain of each of its strings and bytes) per notification.
-        // Only a notification that starts a new template is copied, into it.
+        // others are the same request for another device. Notifications are read in place by position, and the
+        // template is not bound to a local: either would copy a whole notification or request (a retain of each
+        // of its strings and bytes) per notification. Only a notification that starts a new template is copied.
         var template: (notification: OutgoingNotification, request: APNSPreparedRequest)?
         let notifications = batch.notifications
         for position in notifications.indices {

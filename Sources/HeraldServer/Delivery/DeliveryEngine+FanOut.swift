@@ -107,7 +107,8 @@ extension DeliveryEngine {
         var byIndex = [DeliveryOutcome.Kind?](repeating: nil, count: unsaved.rows.count)
         for o in outcomes where o.deliveryID >= 0 && o.deliveryID < byIndex.count { byIndex[Int(o.deliveryID)] = o.kind }
         let rows = unsaved.rows.indices.map { i in
-            PageDelivery(planned: unsaved.rows[i], outcome: byIndex[i] ?? (unsaved.journaled.contains(unsaved.rows[i].seq) ? .sent(status: 200) : nil))
+            let journaled = unsaved.journaled.contains(unsaved.rows[i].seq)
+            return PageDelivery(planned: unsaved.rows[i], outcome: byIndex[i] ?? (journaled ? .sent(status: 200) : nil))
         }
         let pushID = page.plan.push.id
         let written = try await retrying {
