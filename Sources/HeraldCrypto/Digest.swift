@@ -1,3 +1,4 @@
+internal import CHeraldShims
 internal import COpenSSL
 
 /// Message digests and MACs.
@@ -5,12 +6,18 @@ public enum Digest {
     /// SHA-256 of `data` (32 bytes).
     public static func sha256<D: Collection>(_ data: D) -> [UInt8] where D.Element == UInt8 {
         withContiguousBytes(data) { buffer in
-            var out = [UInt8](repeating: 0, count: 32)
-            var length: UInt32 = 0
-            let ok = EVP_Digest(buffer.baseAddress, buffer.count, &out, &length, FetchedAlgorithms.shared.sha256, nil)
-            precondition(ok == 1 && length == 32, "SHA-256 failed: \(drainOpenSSLErrors())")
-            return out
+            [UInt8](unsafeUninitializedCapacity: 32) { out, count in
+                sha256(buffer, into: UnsafeMutableRawBufferPointer(out))
+                count = 32
+            }
         }
+    }
+
+    /// SHA-256 of `data` written into the first 32 bytes of `out`, for callers that hash on a hot path
+    /// without allocating (the stable apns-id of every delivery).
+    public static func sha256(_ data: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
+        precondition(out.count >= 32, "SHA-256 needs 32 bytes to write into")
+        herald_crypto_sha256(data.baseAddress, data.count, out.baseAddress!.assumingMemoryBound(to: UInt8.self))
     }
 
     /// MD5 of `data` (16 bytes). Only for protocols that require it (LeanCloud's `X-LC-Sign`), never for new designs.

@@ -132,7 +132,7 @@ extension DeliveryEngine {
                     payload = plan.payload(variant: deliveries[i].variant, badge: deliveries[i].badge)
                     last = (deliveries[i].variant, deliveries[i].badge, payload)
                 }
-                let apnsID = stableAPNsID(pushID: plan.push.id, installationID: deliveries[i].installationID, crypto: env.crypto)
+                let apnsID = stableAPNsID(pushID: plan.push.id, installationID: deliveries[i].installationID)
                 return OutgoingNotification(id: deliveries[i].id, deviceToken: deliveries[i].deviceToken, apnsID: apnsID,
                                             topic: plan.topic, pushType: plan.spec.pushType.rawValue, priority: plan.spec.priority,
                                             expiration: plan.spec.expiration, collapseID: plan.spec.collapseID, payload: payload)

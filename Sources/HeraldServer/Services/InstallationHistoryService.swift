@@ -21,7 +21,7 @@ struct InstallationHistoryService: Sendable {
         let rows = try await env.store.installationDeliveries(appID: appID, seq: installation.seq, beforeID: before, limit: limit)
         let entries = rows.map { r in
             Entry(record: r, summary: Self.summary(ofRequest: r.pushRequest),
-                  apnsID: r.state == .sent ? stableAPNsID(pushID: r.pushID, installationID: installation.id, crypto: env.crypto) : nil)
+                  apnsID: r.state == .sent ? stableAPNsID(pushID: r.pushID, installationID: installation.id) : nil)
         }
         return Page(entries, limit: limit) { $0.record.deliveryID }
     }

@@ -199,7 +199,7 @@ struct PushesService: Sendable {
         if let page {
             let rows = try await env.store.deliveries(pushID: p.id, state: page.state, afterID: page.after, limit: page.limit)
             let items = rows.map { d in
-                Delivery(record: d, apnsID: d.state == .sent ? stableAPNsID(pushID: p.id, installationID: d.installationID, crypto: env.crypto) : nil)
+                Delivery(record: d, apnsID: d.state == .sent ? stableAPNsID(pushID: p.id, installationID: d.installationID) : nil)
             }
             report.deliveries = Page(items, limit: page.limit) { $0.record.id }
         }
