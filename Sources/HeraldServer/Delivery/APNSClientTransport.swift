@@ -95,25 +95,26 @@ public final class APNSClientTransport: PushTransport {
         // others are the same request for another device. Notifications are read in place by position, and the
         // template is not bound to a local: either would copy a whole notification or request (a retain of each
         // of its strings and bytes) per notification. Only a notification that starts a new template is copied.
+        // A retargeted request goes into the array as it is made: through a local it was copied in and the
+        // local destroyed, another retain and release of each of its references.
         var template: (notification: OutgoingNotification, request: APNSPreparedRequest)?
         let notifications = batch.notifications
         for position in notifications.indices {
             do {
                 let token = try DeviceToken(hex: notifications[position].deviceToken)
-                let request: APNSPreparedRequest
                 if template?.notification.sharesRequest(with: notifications[position]) == true,
                    let retargeted = template?.request.retargeted(to: token, apnsID: notifications[position].apnsID) {
-                    request = retargeted
+                    requests.append(retargeted)
                 } else {
                     let n = notifications[position]
                     let notification = APNSNotification(
                         deviceToken: token, topic: n.topic, encodedPayload: APNSEncodedPayload(uncheckedBytes: n.payload),
                         pushType: APNSPushType(rawValue: n.pushType), priority: APNSPriority(rawValue: n.priority),
                         expiration: n.expiration.map(APNSExpiration.at), collapseID: n.collapseID, apnsID: n.apnsID)
-                    request = try notification.prepare()
+                    let request = try notification.prepare()
                     template = (n, request)
+                    requests.append(request)
                 }
-                requests.append(request)
                 positions.append(position)
             } catch {
                 // Caught before sending: the same answer APNs would give, without the round trip.

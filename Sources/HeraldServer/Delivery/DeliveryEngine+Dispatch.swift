@@ -44,17 +44,18 @@ extension DeliveryEngine {
 
     /// One slot of a round: the page's batches it was given, one after the other, or else one batch claimed
     /// from the queue. Returns whether it sent anything and the outcomes of the batches of a page not yet
-    /// written, also those sent before a failure. It stops at a batch that sent nothing or was requeued (the
-    /// app was paused: its credential refused): the later batches stay unsent, written with the page as pending.
+    /// written, also those sent before a failure, one array per batch (joined, each outcome was copied again). It
+    /// stops at a batch that sent nothing or was requeued (the app was paused: its credential refused): the later
+    /// batches stay unsent, written with the page as pending.
     func sendSlot(_ plan: PushPlan, app: AppRecord, batches: [[ClaimedDelivery]], unsaved: Bool,
-                  fanOutComplete: Bool) async -> (worked: Bool, unrecorded: [DeliveryOutcome]) {
+                  fanOutComplete: Bool) async -> (worked: Bool, unrecorded: [[DeliveryOutcome]]) {
         var worked = false
-        var unrecorded: [DeliveryOutcome] = []
+        var unrecorded: [[DeliveryOutcome]] = []
         do {
             for batch in batches.isEmpty ? [nil] : batches.map(Optional.some) {
                 let sent = try await dispatch(plan, app: app, batch: batch, unsaved: unsaved, fanOutComplete: fanOutComplete)
                 worked = worked || sent.worked
-                unrecorded += sent.unrecorded
+                if !sent.unrecorded.isEmpty { unrecorded.append(sent.unrecorded) }
                 if !sent.worked || sent.unrecorded.contains(where: { if case .requeue = $0.kind { true } else { false } }) { break }
             }
         } catch {

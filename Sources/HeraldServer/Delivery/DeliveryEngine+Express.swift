@@ -93,12 +93,12 @@ extension DeliveryEngine {
                 page = try await fanOut(plan, app: app, after: 0, slots: 1, now: now, pageLimit: expressPageLimit, fresh: true)
                 credentials = try await asked
             }
-            var outcomes: [DeliveryOutcome] = []
+            var outcomes: [[DeliveryOutcome]] = []
             var worked = false
             if let batch = page.batches.first {
                 let sent = try await dispatch(plan, app: app, batch: batch, unsaved: page.unsaved != nil, fanOutComplete: page.done,
                                               credentials: credentials)
-                outcomes = sent.unrecorded
+                outcomes = [sent.unrecorded]
                 worked = sent.worked
             }
             var complete = page.done

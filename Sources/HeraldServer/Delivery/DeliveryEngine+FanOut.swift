@@ -79,16 +79,16 @@ extension DeliveryEngine {
                         env.log(.info, "push \(plan.push.id): \(journaled.count) members APNs accepted before a restart are written as sent, not sent again")
                     }
                 }
-                var due: [ClaimedDelivery] = []
-                due.reserveCapacity(min(allowed, rows.count))
-                // By index: a row is only read here, and iterating would copy it (a retain of each string).
+                // By index: a row is only read here, and iterating would copy it (a retain of each string). Due rows
+                // go straight into their batches: split afterwards, each was copied again.
+                var due = Batches<ClaimedDelivery>(size: batchSize)
                 for index in rows.indices where due.count < allowed && rows[index].notBefore <= now && !journaled.contains(rows[index].seq) {
                     due.append(ClaimedDelivery(id: Int64(index), seq: rows[index].seq, installationID: rows[index].installationID,
                                                deviceToken: rows[index].deviceToken, environment: rows[index].environment,
                                                variant: rows[index].variant, badge: plan.badgeValue, attempts: 0))
                 }
                 env.metrics.increment("herald_fanout_deliveries_total", by: Double(rows.count))
-                page = FanOutPage(plan: plan, app: app, batches: due.batches(of: batchSize), done: members.count < limit,
+                page = FanOutPage(plan: plan, app: app, batches: due.batches, done: members.count < limit,
                                   unsaved: .init(after: after, cursor: members.last?.seq ?? after, rows: rows, journaled: journaled))
             }
         } catch {
@@ -102,10 +102,14 @@ extension DeliveryEngine {
     /// Writes a page read without writing, with what its batches' outcomes were; members not sent are
     /// queued. Returns whether it was written: a page that no longer starts at the push's cursor (an
     /// earlier page was never written) is dropped, and its members are read and sent again.
-    func write(_ page: FanOutPage, outcomes: [DeliveryOutcome], now: Date) async throws -> Bool {
+    func write(_ page: FanOutPage, outcomes: [[DeliveryOutcome]], now: Date) async throws -> Bool {
         guard let unsaved = page.unsaved else { return false }
         var byIndex = [DeliveryOutcome.Kind?](repeating: nil, count: unsaved.rows.count)
-        for o in outcomes where o.deliveryID >= 0 && o.deliveryID < byIndex.count { byIndex[Int(o.deliveryID)] = o.kind }
+        for batch in outcomes {
+            for i in batch.indices where batch[i].deliveryID >= 0 && batch[i].deliveryID < byIndex.count {
+                byIndex[Int(batch[i].deliveryID)] = batch[i].kind
+            }
+        }
         let rows = unsaved.rows.indices.map { i in
             let journaled = unsaved.journaled.contains(unsaved.rows[i].seq)
             return PageDelivery(planned: unsaved.rows[i], outcome: byIndex[i] ?? (journaled ? .sent(status: 200) : nil))
@@ -121,6 +125,24 @@ extension DeliveryEngine {
         }
         outcomesRecorded(pushID: pushID)
         return written
+    }
+}
+
+/// Elements appended in consecutive batches of `size`, each filled in place.
+struct Batches<Element> {
+    let size: Int
+    private(set) var batches: [[Element]] = []
+    private(set) var count = 0
+
+    init(size: Int) { self.size = max(1, size) }
+
+    mutating func append(_ element: Element) {
+        if count % size == 0 {
+            batches.append([])
+            batches[batches.count - 1].reserveCapacity(size)
+        }
+        batches[batches.count - 1].append(element)
+        count += 1
     }
 }
 

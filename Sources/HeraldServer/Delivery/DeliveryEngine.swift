@@ -52,7 +52,8 @@ public final class DeliveryEngine: Sendable {
         /// read ahead of them is dropped, and their fan-out goes on from the stored cursor.
         var refused: Set<String> = []
     }
-    typealias SentPage = (page: FanOutPage, outcomes: [DeliveryOutcome])
+    /// A page that went out, and its outcomes in one array per batch.
+    typealias SentPage = (page: FanOutPage, outcomes: [[DeliveryOutcome]])
     let state = Mutex(State())
     private let roundGate = AsyncGate()
 
@@ -258,13 +259,13 @@ public final class DeliveryEngine: Sendable {
         let appsNow = apps
         async let background = writeThenRead(sent, continuing, apps: appsNow, slots: perPush, batchesPerSlot: batchesPerSlot,
                                              pageLimit: pageLimit, now: now)
-        var outcomes: [String: [DeliveryOutcome]] = [:]
+        var outcomes: [String: [[DeliveryOutcome]]] = [:]
         var index = 0
         while index < slots.count {
             let chunk = slots[index..<min(index + concurrency, slots.count)]
             let fannedOut = fannedOut
             index += concurrency
-            let results = await withTaskGroup(of: (String, Bool, [DeliveryOutcome]).self) { group in
+            let results = await withTaskGroup(of: (String, Bool, [[DeliveryOutcome]]).self) { group in
                 for (plan, batches, unsaved) in chunk {
                     guard let app = apps[plan.push.appID] else { continue }
                     group.addTask { [self] in
@@ -272,7 +273,7 @@ public final class DeliveryEngine: Sendable {
                         return (plan.push.id, sent.worked, sent.unrecorded)
                     }
                 }
-                var out: [(String, Bool, [DeliveryOutcome])] = []
+                var out: [(String, Bool, [[DeliveryOutcome]])] = []
                 for await r in group { out.append(r) }
                 return out
             }
