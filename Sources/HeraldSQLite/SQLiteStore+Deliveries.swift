@@ -50,6 +50,10 @@ extension SQLiteStore {
                                      jsonArray(s.tagsAll), jsonArray(s.tagsNone), jsonArray(values), .int(limit)]
         if let tag = requiredTag(s) {
             (sql, arguments) = (audienceByTag, arguments + [.text(tag)])
+            // The join walks the rows of `tag` only, so a condition that asks for that one tag is already met.
+            // Checked again, it cost each member a JSON parse and an index probe: a third of a tag push's read.
+            if s.tagsAny == [tag] { arguments[3] = .null }
+            if s.tagsAll == [tag] { arguments[4] = .null }
         }
         return try db.all(sql, arguments) { r in
             AudienceMember(seq: r.int64(0), id: r.text(1), deviceToken: r.text(2), environment: r.text(3),

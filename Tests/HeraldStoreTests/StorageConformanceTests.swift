@@ -118,6 +118,29 @@ import Testing
         #expect(try await store.claimDeliveries(pushID: "p1", limit: 10, now: t0).isEmpty)
     }
 
+    /// A push to tags reads the rows of one tag it requires and checks the other conditions per member. Each
+    /// tag condition must hold whether or not it names the tag being walked.
+    @Test(arguments: StoreKind.available) func tagAudiencesMeetEveryTagConditionAroundTheTagTheyWalk(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
+        try await makeApp(store)
+        var ids: [String: String] = [:]
+        for (iid, tags) in [("0", ["a"]), ("1", ["a", "b"]), ("2", ["b"]), ("3", ["a", "c"]), ("4", [])] {
+            ids[try await register(store, iid: iid, token: "t\(iid)", tags: tags).id] = iid
+        }
+        func audience(any: [String]? = nil, all: [String]? = nil, none: [String]? = nil) async throws -> [String] {
+            let selector = AudienceSelector(source: .all, tagsAny: any, tagsAll: all, tagsNone: none)
+            return try await store.audience(appID: "app1", selector: selector, after: 0, limit: 10).compactMap { ids[$0.id] }
+        }
+        #expect(try await audience(any: ["a"]) == ["0", "1", "3"])
+        #expect(try await audience(all: ["a"]) == ["0", "1", "3"])
+        #expect(try await audience(any: ["a"], all: ["a"]) == ["0", "1", "3"])
+        #expect(try await audience(all: ["a", "b"]) == ["1"])
+        #expect(try await audience(any: ["b"], all: ["a"]) == ["1"])
+        #expect(try await audience(any: ["a"], none: ["c"]) == ["0", "1"])
+        #expect(try await audience(any: ["a", "b"]) == ["0", "1", "2", "3"])
+        #expect(try await audience(any: ["x"]).isEmpty)
+    }
+
     /// A push stored only if its audience reaches someone (JPush's 1011 without a read before the insert):
     /// refused with nothing stored when it reaches no one (a tag nobody has, a deleted device), stored
     /// when it does; a retry under an earlier push's idempotency key gets that push back either way.
