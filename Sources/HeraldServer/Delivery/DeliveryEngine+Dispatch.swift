@@ -155,7 +155,8 @@ extension DeliveryEngine {
             for i in deliveries.indices {
                 let id = deliveries[i].id
                 let r = inOrder ? results[i] : byID[id] ?? DeliveryResult(id: id, status: nil, reason: "NoResult")
-                outcomes.append(outcome(deliveries[i], r, deadline: deadline, now: answeredAt, pauseReason: &pauseReason, tally: &tally))
+                let kind = outcomeKind(attempts: deliveries[i].attempts, r, deadline: deadline, now: answeredAt, pauseReason: &pauseReason, tally: &tally)
+                outcomes.append(DeliveryOutcome(deliveryID: id, seq: deliveries[i].seq, deviceToken: deliveries[i].deviceToken, kind: kind))
             }
             tally.record(in: env.metrics)
             env.credentialOutcomes.record(appID: app.id, environment: environment, accepted: tally.sent > 0, rejectedReason: pauseReason, at: answeredAt)
@@ -211,13 +212,15 @@ extension DeliveryEngine {
         }
     }
 
-    @inline(__always)   // so that `d` is read in place in the caller's array, not copied (a retain of each string)
-    private func outcome(_ d: borrowing ClaimedDelivery, _ r: borrowing DeliveryResult, deadline: Date, now: Date,
-                         pauseReason: inout String?, tally: inout OutcomeTally) -> DeliveryOutcome {
+    /// What an answer makes of a delivery that had `attempts` before. It takes the one field it reads, not the
+    /// delivery: passed whole (even `borrowing`, inlined), the delivery was copied, a retain of each string.
+    @inline(__always)
+    private func outcomeKind(attempts: Int, _ r: borrowing DeliveryResult, deadline: Date, now: Date,
+                             pauseReason: inout String?, tally: inout OutcomeTally) -> DeliveryOutcome.Kind {
         let action = ReasonPolicy.action(status: r.status, reason: r.reason)
         if action == .sent {   // nearly every answer: no reason text to build
             tally.sent += 1
-            return DeliveryOutcome(deliveryID: d.id, seq: d.seq, deviceToken: d.deviceToken, kind: .sent(status: 200))
+            return .sent(status: 200)
         }
         let reason = r.reason ?? r.status.map { "HTTP \($0)" } ?? "TransportError"
         let kind: DeliveryOutcome.Kind
@@ -234,9 +237,9 @@ extension DeliveryEngine {
             kind = .requeue
             tally.add("requeued", reason)
         case .retry:
-            let wait = max(r.retryAfter ?? 0, backoff.delay(attempt: d.attempts, random: Double.random(in: 0...1)))
+            let wait = max(r.retryAfter ?? 0, backoff.delay(attempt: attempts, random: Double.random(in: 0...1)))
             let at = now.addingTimeInterval(wait)
-            if at > deadline || d.attempts + 1 >= env.configuration.maxAttempts {
+            if at > deadline || attempts + 1 >= env.configuration.maxAttempts {
                 kind = .failed(reason: reason, status: r.status, retire: false, timestamp: nil)
                 tally.add("failed", reason)
             } else {
@@ -247,7 +250,7 @@ extension DeliveryEngine {
             kind = .failed(reason: reason, status: r.status, retire: false, timestamp: nil)
             tally.add("failed", reason)
         }
-        return DeliveryOutcome(deliveryID: d.id, seq: d.seq, deviceToken: d.deviceToken, kind: kind)
+        return kind
     }
 }
 

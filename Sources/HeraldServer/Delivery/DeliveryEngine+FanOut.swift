@@ -136,7 +136,8 @@ struct Batches<Element> {
 
     init(size: Int) { self.size = max(1, size) }
 
-    mutating func append(_ element: Element) {
+    /// `consuming`: the element moves into its batch; borrowed, it was copied in and the caller's destroyed.
+    mutating func append(_ element: consuming Element) {
         if count % size == 0 {
             batches.append([])
             batches[batches.count - 1].reserveCapacity(size)
