@@ -65,12 +65,7 @@ struct SQLitePageRows: Sendable {
     /// page it is about to change, to undo only itself; a page write that fails is rolled back whole, so that
     /// copy is never needed.
     func insert(_ db: SQLiteConnection) throws {
-        var next = 0
-        while next < count {
-            let n = count - next >= Self.rowsPerInsert ? Self.rowsPerInsert : 1
-            try db.execute(n == 1 ? Self.insertRow : Self.insertRows, arena: arena, values: next * Self.columns..<(next + n) * Self.columns)
-            next += n
-        }
+        try db.insert(rows: count, columns: Self.columns, of: arena, batched: Self.insertRows, batchRows: Self.rowsPerInsert, single: Self.insertRow)
     }
 
     private static let insertPrefix = """

@@ -170,7 +170,7 @@ extension SQLiteStore {
     /// Records the outcomes of a batch and updates the push's counters, all in one transaction.
     public func recordOutcomes(pushID: String, outcomes: [DeliveryOutcome], now: Date) async throws -> (sent: Int, failed: Int, retired: Int) {
         try await database.write { db in
-            let outbox = try SQLiteOutbox.forPush(pushID, db)
+            var events = SQLiteOutboxRows(try SQLiteOutbox.forPush(pushID, db))
             var sent = 0, failed = 0, retired = 0
             var reasons: [String: Int] = [:]
             // Most of a batch is sent: those rows change in one statement. Only a delivery still in flight takes
@@ -185,11 +185,11 @@ extension SQLiteStore {
                                          [.optionalInt(status), .text(reason), now.sql, .integer(o.deliveryID)]) > 0 else { continue }
                     failed += 1
                     reasons[reason, default: 0] += 1
-                    try Self.recordDeliveryFailed(outbox, pushID: pushID, deliveryID: o.deliveryID, installationID: nil, token: o.deviceToken,
+                    try Self.recordDeliveryFailed(&events, pushID: pushID, deliveryID: o.deliveryID, installationID: nil, token: o.deviceToken,
                                                   reason: reason, status: status, now: now, db)
                     if retire, try Self.retire(seq: o.seq, token: o.deviceToken, reason: reason, timestamp: timestamp, now: now, db) > 0 {
                         retired += 1
-                        try Self.recordRetired(outbox, seq: o.seq, token: o.deviceToken, reason: reason, timestamp: timestamp, pushID: pushID, now: now, db)
+                        try Self.recordRetired(&events, seq: o.seq, token: o.deviceToken, reason: reason, timestamp: timestamp, pushID: pushID, now: now, db)
                     }
                 case .retry(let at, let reason, let status):
                     try db.execute("UPDATE deliveries SET state = 0, attempts = attempts + 1, not_before = ?, status = ?, reason = ?, updated_at = ? WHERE id = ? AND state = 1",
@@ -198,6 +198,7 @@ extension SQLiteStore {
                     try db.execute("UPDATE deliveries SET state = 0, updated_at = ? WHERE id = ? AND state = 1", [now.sql, .integer(o.deliveryID)])
                 }
             }
+            try events.insert(db)
             for (status, ids) in sentIDs {
                 sent += try db.execute("""
                     UPDATE deliveries SET state = 2, attempts = attempts + 1, status = ?, reason = NULL, updated_at = ?
@@ -238,16 +239,16 @@ extension SQLiteStore {
             guard let p = try db.first("SELECT \(Self.pushColumns) FROM pushes WHERE id = ?", [.text(pushID)], Self.push),
                   !p.fanoutDone, p.fanoutCursor == after else { return false }
             let cancelled = p.status.isFinal ? encoded.cancelPending() : 0
-            let outbox = try SQLiteOutbox.forApp(p.appID, db)
+            var events = SQLiteOutboxRows(try SQLiteOutbox.forApp(p.appID, db))
             var retired = 0
             for index in rows.indices {   // read in place, not copied out of the array (as in `SQLitePageRows`)
                 if case let .failed(reason, status, retire, timestamp)? = rows[index].outcome {
                     let d = rows[index].planned
-                    try Self.recordDeliveryFailed(outbox, pushID: pushID, deliveryID: nil, installationID: d.installationID, token: d.deviceToken,
+                    try Self.recordDeliveryFailed(&events, pushID: pushID, deliveryID: nil, installationID: d.installationID, token: d.deviceToken,
                                                   reason: reason, status: status, now: now, db)
                     if retire, try Self.retire(seq: d.seq, token: d.deviceToken, reason: reason, timestamp: timestamp, now: now, db) > 0 {
                         retired += 1
-                        try Self.recordRetired(outbox, seq: d.seq, installationID: d.installationID, token: d.deviceToken, reason: reason,
+                        try Self.recordRetired(&events, seq: d.seq, installationID: d.installationID, token: d.deviceToken, reason: reason,
                                                timestamp: timestamp, pushID: pushID, now: now, db)
                     }
                 }
@@ -255,6 +256,7 @@ extension SQLiteStore {
                     try db.execute("UPDATE installations SET badge = ? WHERE seq = ?", [.int(badge), .integer(rows[index].planned.seq)])
                 }
             }
+            try events.insert(db)
             try encoded.insert(db)
             try Self.countFailures(pushID: pushID, encoded.reasons, db)
             try db.execute("""

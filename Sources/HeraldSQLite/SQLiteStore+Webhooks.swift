@@ -5,7 +5,7 @@ import HeraldStore
 /// at the start, so a transaction of an app without webhooks costs one indexed lookup and writes nothing.
 struct SQLiteOutbox {
     let appID: String
-    private let subscribers: [(id: String, events: Set<String>)]
+    let subscribers: [(id: String, events: Set<String>)]
 
     static func forApp(_ appID: String, _ db: SQLiteConnection) throws -> SQLiteOutbox {
         SQLiteOutbox(appID: appID, subscribers: try db.all("SELECT id, events FROM webhooks WHERE app_id = ? AND enabled = 1",
@@ -23,15 +23,12 @@ struct SQLiteOutbox {
     /// Whether any webhook takes events of `type`: callers skip building data nobody reads.
     func wants(_ type: WebhookEventType) -> Bool { subscribers.contains { $0.events.contains(type.rawValue) } }
 
-    /// Writes the event once per subscribed webhook, all with the same event id.
+    /// Writes the event once per subscribed webhook, all with the same event id. (Many events of one
+    /// transaction go through `SQLiteOutboxRows` and are written together.)
     func record(_ event: OutboxEvent, now: Date, _ db: SQLiteConnection) throws {
-        var eventID: String?
-        for s in subscribers where s.events.contains(event.type.rawValue) {
-            let id = eventID ?? WebhookEvent.newID()
-            eventID = id
-            try db.execute("INSERT INTO webhook_events (webhook_id, event_id, type, created_at, data) VALUES (?, ?, ?, ?, ?)",
-                           [.text(s.id), .text(id), .text(event.type.rawValue), now.sql, .text(event.data)])
-        }
+        var rows = SQLiteOutboxRows(self)
+        rows.record(event, now: now)
+        try rows.insert(db)
     }
 }
 
@@ -75,21 +72,21 @@ extension SQLiteStore {
     }
 
     /// `installation.retired` for the installation `seq` just retired by the caller.
-    static func recordRetired(_ outbox: SQLiteOutbox, seq: Int64, installationID: String? = nil, token: String, reason: String, timestamp: Date?,
-                              pushID: String, now: Date, _ db: SQLiteConnection) throws {
-        guard outbox.wants(.installationRetired),
+    static func recordRetired(_ events: inout SQLiteOutboxRows, seq: Int64, installationID: String? = nil, token: String, reason: String,
+                              timestamp: Date?, pushID: String, now: Date, _ db: SQLiteConnection) throws {
+        guard events.outbox.wants(.installationRetired),
               let id = try installationID ?? db.first("SELECT id FROM installations WHERE seq = ?", [.integer(seq)], { $0.text(0) }) else { return }
-        try outbox.record(.installationRetired(installationID: id, deviceToken: token, reason: reason, timestamp: timestamp, pushID: pushID), now: now, db)
+        events.record(.installationRetired(installationID: id, deviceToken: token, reason: reason, timestamp: timestamp, pushID: pushID), now: now)
     }
 
     /// `delivery.failed` for a delivery that just failed for good; `installationID` nil looks it up by delivery row.
-    static func recordDeliveryFailed(_ outbox: SQLiteOutbox, pushID: String, deliveryID: Int64?, installationID: String?, token: String,
+    static func recordDeliveryFailed(_ events: inout SQLiteOutboxRows, pushID: String, deliveryID: Int64?, installationID: String?, token: String,
                                      reason: String, status: Int?, now: Date, _ db: SQLiteConnection) throws {
-        guard outbox.wants(.deliveryFailed) else { return }
+        guard events.outbox.wants(.deliveryFailed) else { return }
         guard let id = try installationID ?? deliveryID.flatMap({
             try db.first("SELECT installation_id FROM deliveries WHERE id = ?", [.integer($0)], { $0.text(0) })
         }) else { return }
-        try outbox.record(.deliveryFailed(pushID: pushID, installationID: id, deviceToken: token, reason: reason, status: status), now: now, db)
+        events.record(.deliveryFailed(pushID: pushID, installationID: id, deviceToken: token, reason: reason, status: status), now: now)
     }
 
     public func setAppPaused(id: String, reason: String?, environment: String?, now: Date) async throws {
