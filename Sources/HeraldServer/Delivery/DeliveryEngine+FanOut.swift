@@ -81,7 +81,7 @@ extension DeliveryEngine {
                 }
                 // By index: a row is only read here, and iterating would copy it (a retain of each string). Due rows
                 // go straight into their batches: split afterwards, each was copied again.
-                var due = Batches<ClaimedDelivery>(size: batchSize)
+                var due = Batches<ClaimedDelivery>(size: batchSize, expected: min(allowed, rows.count))
                 for index in rows.indices where due.count < allowed && rows[index].notBefore <= now && !journaled.contains(rows[index].seq) {
                     due.append(ClaimedDelivery(id: Int64(index), seq: rows[index].seq, installationID: rows[index].installationID,
                                                deviceToken: rows[index].deviceToken, environment: rows[index].environment,
@@ -131,16 +131,21 @@ extension DeliveryEngine {
 /// Elements appended in consecutive batches of `size`, each filled in place.
 struct Batches<Element> {
     let size: Int
+    /// How many elements are expected at most: a batch reserves room for its share of them only.
+    let expected: Int
     private(set) var batches: [[Element]] = []
     private(set) var count = 0
 
-    init(size: Int) { self.size = max(1, size) }
+    init(size: Int, expected: Int) {
+        self.size = max(1, size)
+        self.expected = expected
+    }
 
     /// `consuming`: the element moves into its batch; borrowed, it was copied in and the caller's destroyed.
     mutating func append(_ element: consuming Element) {
         if count % size == 0 {
             batches.append([])
-            batches[batches.count - 1].reserveCapacity(size)
+            batches[batches.count - 1].reserveCapacity(min(size, max(1, expected - count)))
         }
         batches[batches.count - 1].append(element)
         count += 1
