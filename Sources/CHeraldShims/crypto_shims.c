@@ -1,6 +1,3 @@
-// SHA-256's low-level functions are deprecated in OpenSSL 3 (in favour of EVP), not removed; see
-// herald_crypto_sha256.
-#define OPENSSL_SUPPRESS_DEPRECATED
 #include "crypto_shims.h"
 
 #include <openssl/bio.h>
@@ -10,7 +7,6 @@
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
 #include <openssl/provider.h>
-#include <openssl/sha.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <pthread.h>
@@ -83,18 +79,6 @@ int herald_crypto_hkdf_sha256(const uint8_t *key, size_t key_len,
     int ok = EVP_KDF_derive(ctx, out, out_len, params) == 1;
     EVP_KDF_CTX_free(ctx);
     return ok ? 1 : 0;
-}
-
-void herald_crypto_sha256(const void *data, size_t length, uint8_t *out) {
-#ifndef OPENSSL_NO_DEPRECATED_3_0
-    SHA256_CTX context;
-    SHA256_Init(&context);
-    SHA256_Update(&context, data, length);
-    SHA256_Final(out, &context);
-#else
-    unsigned int written = 0;
-    EVP_Digest(data, length, out, &written, EVP_sha256(), NULL);
-#endif
 }
 
 static int legacy_available = 0;

@@ -17,7 +17,8 @@ public enum Digest {
     /// without allocating (the stable apns-id of every delivery).
     public static func sha256(_ data: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
         precondition(out.count >= 32, "SHA-256 needs 32 bytes to write into")
-        herald_crypto_sha256(data.baseAddress, data.count, out.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        let ok = herald_crypto_sha256(data.baseAddress, data.count, out.baseAddress!.bindMemory(to: UInt8.self, capacity: 32))
+        precondition(ok == 1, "SHA-256 failed: \(drainOpenSSLErrors())")
     }
 
     /// MD5 of `data` (16 bytes). Only for protocols that require it (LeanCloud's `X-LC-Sign`), never for new designs.

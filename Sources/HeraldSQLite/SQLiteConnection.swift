@@ -132,6 +132,7 @@ public final class SQLiteConnection: @unchecked Sendable {
     /// by `batched`, the rest one by one by `single`. Each statement costs SQLite its own work besides its rows
     /// (opening cursors, a table's AUTOINCREMENT counter read and written), about as much as a row's inserts.
     func insert(rows: Int, columns: Int, of arena: SQLiteBindArena, batched: String, batchRows: Int, single: String) throws {
+        precondition(batchRows > 0, "a batched statement holds at least one row")
         var next = 0
         while next < rows {
             let n = rows - next >= batchRows ? batchRows : 1

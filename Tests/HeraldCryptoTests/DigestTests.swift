@@ -3,7 +3,8 @@ import Testing
 
 /// SHA-256 against FIPS 180-2's test vectors: API keys are stored as these digests and every delivery's
 /// stable apns-id is derived from one, so a change of implementation must not change a single output.
-/// (Since round 23 both forms run OpenSSL's low-level SHA256_Init/Update/Final on a stack context.)
+/// (Since round 23 both forms run OpenSSL's low-level SHA256_Init/Update/Final on a stack context, or
+/// EVP_Digest where OpenSSL was built without deprecated functions.)
 @Suite struct DigestTests {
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 

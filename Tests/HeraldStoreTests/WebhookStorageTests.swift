@@ -108,6 +108,36 @@ import Testing
         #expect(Set(batch.events.map(\.id)).count == batch.events.count)
     }
 
+    /// A fan-out page of 300 retired devices (written with foreign keys checked by the store, not per row) writes
+    /// its 600 events many to a statement: every webhook gets all of them, in the order they happened, and each
+    /// event carries one id for both webhooks.
+    @Test(arguments: StoreKind.available) func aLargePageWritesEveryEventInOrderToEachWebhookWithOneID(_ kind: StoreKind) async throws {
+        let store = try await kind.makeStore().store
+        try await makeApp(store)
+        for id in ["w1", "w2"] { try await store.createWebhook(webhook(id, events: [.deliveryFailed, .installationRetired])) }
+        let tokens = (0..<300).map { String(format: "dd%04d", $0) }
+        for t in tokens { _ = try await register(store, iid: "i-\(t)", token: t) }
+        _ = try await store.insertPush(PushRecord(id: "p1", appID: "app1", idempotencyKey: nil, request: "{}", status: .queued, createdAt: t0,
+                                                  sendAt: nil, expiresAt: nil), idempotentSince: t0)
+        let members = try await store.audience(appID: "app1", selector: AudienceSelector(source: .all), after: 0, limit: 1000)
+        let rows = members.map { PageDelivery(planned: PlannedDelivery(seq: $0.seq, installationID: $0.id, deviceToken: $0.deviceToken, environment: $0.environment,
+                                                                       variant: "", notBefore: t0),
+                                              outcome: .failed(reason: "Unregistered", status: 410, retire: true, timestamp: t0)) }
+        #expect(try await store.recordPage(pushID: "p1", after: 0, cursor: members.last!.seq, done: true, badge: nil, rows: rows, now: t0))
+        var received: [String: [WebhookEvent]] = [:]
+        while case let batches = try await claimAll(store), !batches.isEmpty {
+            for b in batches {
+                received[b.webhook.id, default: []] += b.events
+                _ = try await store.recordWebhookAttempt(deliveryID: b.delivery.id, owner: "n1", attempt: ack(), retryAt: nil, disableAfter: 5, now: t0)
+            }
+        }
+        let one = try #require(received["w1"]), other = try #require(received["w2"])
+        #expect(one.map(\.type) == Array(repeating: ["delivery.failed", "installation.retired"], count: 300).flatMap { $0 })
+        #expect(try one.map { try data($0)["deviceToken"] as? String } == tokens.flatMap { [$0, $0] })
+        #expect(one.map(\.id) == other.map(\.id) && Set(one.map(\.id)).count == 600, "one id per event, the same for both webhooks")
+        #expect(try other.map { try data($0)["deviceToken"] as? String } == tokens.flatMap { [$0, $0] })
+    }
+
     @Test(arguments: StoreKind.available) func batchesHoldAtMostAHundredEventsAndGoOneAtATimeInOrder(_ kind: StoreKind) async throws {
         let store = try await kind.makeStore().store
         try await makeApp(store)

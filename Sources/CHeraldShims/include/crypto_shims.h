@@ -32,11 +32,13 @@ X509 *herald_crypto_x509_stack_value(const STACK_OF_X509_herald *stack, int inde
 /// Frees the stack and drops one reference of every element.
 void herald_crypto_x509_stack_free_all(STACK_OF_X509_herald *stack);
 
-/// SHA-256 of `length` bytes into `out` (32 bytes), with the context on the stack. EVP_Digest makes and frees a
-/// context and its provider's state on the heap for every digest: ~40% more time for the short inputs Herald
-/// hashes per request and per delivery (API keys, stable apns-ids). Without OpenSSL's deprecated low-level
-/// functions (a build with no-deprecated), it falls back to EVP_Digest.
-void herald_crypto_sha256(const void *data, size_t length, uint8_t *out);
+/// SHA-256 of `length` bytes into `out` (32 bytes), with the context on the stack; returns 1 on success.
+/// EVP_Digest makes and frees a context and its provider's state on the heap for every digest: 127 ns against
+/// 80 for the 90 bytes of a stable apns-id on this project's machine, for what Herald hashes per request and per
+/// delivery (API keys, apns-ids). The low-level functions do not go through OpenSSL's providers, so a FIPS-only
+/// provider configuration does not apply to these digests (Herald makes no FIPS claim). Without them (an
+/// OpenSSL built with no-deprecated), it falls back to EVP_Digest.
+int herald_crypto_sha256(const void *data, size_t length, uint8_t *out);
 
 /// HKDF-SHA256 (RFC 5869) through EVP_KDF. Returns 1 on success.
 int herald_crypto_hkdf_sha256(const uint8_t *key, size_t key_len,

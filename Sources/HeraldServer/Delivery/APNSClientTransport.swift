@@ -95,8 +95,8 @@ public final class APNSClientTransport: PushTransport {
         // others are the same request for another device. Notifications are read in place by position, and the
         // template is not bound to a local: either would copy a whole notification or request (a retain of each
         // of its strings and bytes) per notification. Only a notification that starts a new template is copied.
-        // A retargeted request goes into the array as it is made: through a local it was copied in and the
-        // local destroyed, another retain and release of each of its references.
+        // A retargeted request is appended from its binding: assigned to a second local first, it was copied
+        // in and that local destroyed, another retain and release of each of its references.
         var template: (notification: OutgoingNotification, request: APNSPreparedRequest)?
         let notifications = batch.notifications
         for position in notifications.indices {

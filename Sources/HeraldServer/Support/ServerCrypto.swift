@@ -2,7 +2,9 @@ import Foundation
 import HeraldCrypto
 
 /// The few cryptographic operations the service needs, behind one seam (tests and other deployments may
-/// inject their own). `SecretBoxCrypto` implements it on HeraldCrypto.
+/// inject their own). `SecretBoxCrypto` implements it on HeraldCrypto. The stable apns-id of each delivery is
+/// not behind it: it must be SHA-256 whatever is injected (the API shows past ones), and it hashes from stack
+/// memory (`stableAPNsID`).
 public protocol ServerCrypto: Sendable {
     func sha256(_ bytes: [UInt8]) -> [UInt8]
     func randomBytes(_ count: Int) -> [UInt8]
