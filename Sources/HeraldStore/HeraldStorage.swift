@@ -330,6 +330,9 @@ public protocol HeraldStorage: Sendable {
     func journalAccepted(pushID: String, seqs: [Int64]) async throws -> Bool
     /// The journaled seqs of the push in (`after`, `through`], ascending and distinct. A read.
     func journaledSeqs(pushID: String, after: Int64, through: Int64) async throws -> [Int64]
+    /// Seconds between journal commits when `delivery.journalInterval` is not set: what a kill re-sends beyond
+    /// the wire is about this much of the fan-out's rate, so each store says how often it can afford to commit.
+    var defaultJournalInterval: Double { get }
 }
 
 /// A running `watchForWork`; `stop()` ends it and waits until `onWork` is no longer called.

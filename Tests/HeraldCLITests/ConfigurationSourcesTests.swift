@@ -60,6 +60,14 @@ import Testing
         }
     }
 
+    /// Unset, the journal commits as often as the store says it can afford (`HeraldStorage.defaultJournalInterval`);
+    /// a setting, 0 included (the journal off), wins.
+    @Test func theJournalIntervalIsTheStoresUnlessSet() throws {
+        #expect(try ServeSettings([:]).service.journalInterval == nil)
+        #expect(try ServeSettings(["delivery.journalInterval": "0.01"]).service.journalInterval == 0.01)
+        #expect(try ServeSettings(["delivery.journalInterval": "0"]).service.journalInterval == 0)
+    }
+
     @Test func theStoreLivesInTheDataDirectoryUnlessGiven() throws {
         #expect(try ServeSettings(["data.dir": "/srv/herald"]).service.databasePath == "/srv/herald/herald.sqlite")
         #expect(try ServeSettings(["data.dir": "/srv/herald", "store.path": "/db/h.sqlite"]).service.databasePath == "/db/h.sqlite")

@@ -32,7 +32,7 @@ final class DeliveryJournal: Sendable {
 
     init(env: ServiceEnvironment) {
         self.env = env
-        interval = .nanoseconds(Int64(max(0, env.configuration.journalInterval) * 1e9))
+        interval = .nanoseconds(Int64(max(0, env.configuration.journalInterval ?? env.store.defaultJournalInterval) * 1e9))
     }
 
     /// Whether acceptances are journaled (`delivery.journalInterval` above 0).

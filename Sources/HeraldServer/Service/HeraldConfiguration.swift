@@ -62,8 +62,9 @@ public struct HeraldConfiguration: Sendable {
     public var runWorkers: Bool = true
     /// `delivery.shutdownGrace` seconds `shutdown()` waits for in-flight batches.
     public var shutdownGrace: Double = 10
-    /// `delivery.journalInterval` seconds between commits of the delivery journal (`DeliveryJournal`); 0: no journal.
-    public var journalInterval: Double = 0.005
+    /// `delivery.journalInterval` seconds between commits of the delivery journal (`DeliveryJournal`); 0: no journal;
+    /// nil: the store's default (`HeraldStorage.defaultJournalInterval`: 2 ms on SQLite, 5 ms on PostgreSQL).
+    public var journalInterval: Double?
     /// `webhooks.*`: sending events to webhooks.
     public var webhooks = WebhookSettings()
 
