@@ -110,9 +110,9 @@ extension DeliveryEngine {
                 byIndex[Int(batch[i].deliveryID)] = batch[i].kind
             }
         }
+        // The journal is asked only about a row without an outcome (`??` evaluates its right side lazily).
         let rows = unsaved.rows.indices.map { i in
-            let journaled = unsaved.journaled.contains(unsaved.rows[i].seq)
-            return PageDelivery(planned: unsaved.rows[i], outcome: byIndex[i] ?? (journaled ? .sent(status: 200) : nil))
+            PageDelivery(planned: unsaved.rows[i], outcome: byIndex[i] ?? (unsaved.journaled.contains(unsaved.rows[i].seq) ? .sent(status: 200) : nil))
         }
         let pushID = page.plan.push.id
         let written = try await retrying {
