@@ -27,5 +27,6 @@ let package = Package(
         fuzzTarget("fuzz-apns-json"),
         fuzzTarget("fuzz-server-json"),
         fuzzTarget("fuzz-legacy"),
+        fuzzTarget("fuzz-http1-response"),
     ]
 )

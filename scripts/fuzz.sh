@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:?usage: scripts/fuzz.sh SECONDS}
 bin=${FUZZ_BIN:-Fuzz/.build/debug}
 work=${FUZZ_WORK:-Fuzz/.work}
-targets=${FUZZ_TARGETS:-http1 apns-json server-json legacy}
+targets=${FUZZ_TARGETS:-http1 http1-response apns-json server-json legacy}
 failed=()
 for target in $targets; do
   # A command-2 frame may be 2.2 KB; room for a few in one input.

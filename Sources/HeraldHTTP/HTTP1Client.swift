@@ -1,17 +1,20 @@
 import Foundation
 import HeraldIO
 
-/// A small HTTP/1.1 client for the command line and tests: one connection per request, the response
-/// body whole or streamed piece by piece (server-sent events, JSON lines).
+/// A small HTTP/1.1 client for the command line, tests and webhooks: the response body whole or streamed piece
+/// by piece (server-sent events, JSON lines). Each request has a connection of its own unless `pool` keeps
+/// them open for the next request to the same origin.
 public struct HTTP1Client: Sendable {
     public let host: String
     public let port: Int
     public let tls: TLSContext?
+    public let pool: HTTP1ConnectionPool?
 
-    public init(host: String, port: Int, tls: TLSContext? = nil) {
+    public init(host: String, port: Int, tls: TLSContext? = nil, pool: HTTP1ConnectionPool? = nil) {
         self.host = host
         self.port = port
         self.tls = tls
+        self.pool = pool
     }
 
     /// `http://host:port` or `https://host:port` (a path after it is ignored).
@@ -47,6 +50,7 @@ public struct HTTP1Client: Sendable {
     }
 
     private func exchange(_ request: HTTPRequest, timeout: Duration, onBody: @escaping @Sendable ([UInt8]) -> Void) async throws -> ResponseHead {
+        if let pool { return try await pool.exchange(request, host: host, port: port, tls: tls, timeout: timeout, onBody: onBody) }
         let exchange = ClientExchange(request: request, host: host, port: port, onBody: onBody)
         let loop = EventLoopGroup.shared.next()
         return try await withTaskCancellationHandler {
@@ -62,9 +66,20 @@ public struct HTTP1Client: Sendable {
     }
 }
 
-struct ResponseHead: Sendable {
-    var status: Int
-    var headers: HTTPHeaders
+extension HTTP1Client {
+    /// The request as it goes on the wire. Without `keepAlive` it asks the server to close after answering.
+    static func requestBytes(_ request: HTTPRequest, hostHeader: String, keepAlive: Bool) -> [UInt8] {
+        var text = "\(request.method) \(request.target) HTTP/1.1\r\nHost: \(hostHeader)\r\n"
+        if !keepAlive { text += "Connection: close\r\n" }
+        for h in request.headers where !h.name.caseInsensitiveEquals("content-length") && !h.name.caseInsensitiveEquals("host") {
+            text += "\(h.name): \(h.value)\r\n"
+        }
+        if !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method) {
+            text += "Content-Length: \(request.body.count)\r\n"
+        }
+        text += "\r\n"
+        return Array(text.utf8) + request.body
+    }
 }
 
 private final class BodyCollector: @unchecked Sendable {
@@ -81,86 +96,29 @@ private final class ClientExchange: ConnectionDelegate, @unchecked Sendable {
     let onBody: @Sendable ([UInt8]) -> Void
     var continuation: CheckedContinuation<ResponseHead, Error>?
     private var stream: StreamConnection?
-    private var buffer: [UInt8] = []
-    private var head: ResponseHead?
-    private var remaining: Int?          // content-length left
-    private var chunked = false
-    private var chunkLeft = 0            // bytes left in the current chunk (+2 for its CRLF once started)
+    private var reader: HTTP1ResponseReader
     private var done = false
 
     init(request: HTTPRequest, host: String, port: Int, onBody: @escaping @Sendable ([UInt8]) -> Void) {
         self.request = request
         self.hostHeader = "\(host):\(port)"
         self.onBody = onBody
+        reader = HTTP1ResponseReader(method: request.method)
     }
 
     func streamDidBecomeReady(_ stream: StreamConnection) {
         self.stream = stream
-        var text = "\(request.method) \(request.target) HTTP/1.1\r\nHost: \(hostHeader)\r\nConnection: close\r\n"
-        for h in request.headers where !h.name.caseInsensitiveEquals("content-length") && !h.name.caseInsensitiveEquals("host") {
-            text += "\(h.name): \(h.value)\r\n"
-        }
-        if !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method) {
-            text += "Content-Length: \(request.body.count)\r\n"
-        }
-        text += "\r\n"
-        stream.write(Array(text.utf8) + request.body)
+        stream.write(HTTP1Client.requestBytes(request, hostHeader: hostHeader, keepAlive: false))
     }
 
     func stream(_ stream: StreamConnection, didRead bytes: UnsafeRawBufferPointer) {
-        buffer.append(contentsOf: bytes)
-        if head == nil {
-            guard let end = buffer.firstRange(of: [13, 10, 13, 10]) else { return }
-            let text = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
-            buffer.removeSubrange(..<end.upperBound)
-            var lines = text.components(separatedBy: "\r\n")
-            let statusLine = lines.removeFirst().split(separator: " ")
-            guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return fail(IOError.connectionClosed) }
-            var headers = HTTPHeaders()
-            for line in lines {
-                guard let colon = line.firstIndex(of: ":") else { continue }
-                headers.add(String(line[..<colon]), line[line.index(after: colon)...].trimmingSpaces)
-            }
-            head = ResponseHead(status: status, headers: headers)
-            chunked = headers["transfer-encoding"]?.lowercased().contains("chunked") ?? false
-            remaining = chunked ? nil : headers["content-length"].flatMap { Int($0) }
-            if request.method == "HEAD" || status == 204 || status == 304 { remaining = 0 }
-        }
-        drainBody()
-    }
-
-    private func drainBody() {
-        if chunked {
-            while !done {
-                if chunkLeft == 0 {
-                    guard let lineEnd = buffer.firstRange(of: [13, 10]) else { return }
-                    let sizeText = String(decoding: buffer[..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";").first ?? ""
-                    buffer.removeSubrange(..<lineEnd.upperBound)
-                    guard let size = Int(sizeText.trimmingSpaces, radix: 16) else { return fail(IOError.connectionClosed) }
-                    if size == 0 { return finish() }
-                    chunkLeft = size + 2
-                }
-                guard !buffer.isEmpty else { return }
-                let take = min(chunkLeft, buffer.count)
-                let dataPart = min(take, max(0, chunkLeft - 2))
-                if dataPart > 0 { onBody(Array(buffer[..<dataPart])) }
-                buffer.removeSubrange(..<take)
-                chunkLeft -= take
-            }
-        } else if let left = remaining {
-            let take = min(left, buffer.count)
-            if take > 0 { onBody(Array(buffer[..<take])); buffer.removeSubrange(..<take) }
-            remaining = left - take
-            if remaining == 0 { finish() }
-        } else if !buffer.isEmpty {
-            onBody(buffer)
-            buffer.removeAll()
-        }
+        do { try reader.read(bytes, onBody: onBody) } catch { return fail(error) }
+        if reader.isComplete { finish() }
     }
 
     func streamDidClose(_ stream: StreamConnection, error: IOError?) {
-        if let error, head == nil { return fail(error) }
-        if head == nil { return fail(IOError.connectionClosed) }
+        guard reader.head != nil else { return fail(error ?? IOError.connectionClosed) }
+        do { try reader.endOfStream() } catch { return fail(error) }
         finish()
     }
 
@@ -169,7 +127,7 @@ private final class ClientExchange: ConnectionDelegate, @unchecked Sendable {
     private func finish() {
         guard !done else { return }
         done = true
-        if let head { continuation?.resume(returning: head) }
+        if let head = reader.head { continuation?.resume(returning: head) } else { continuation?.resume(throwing: IOError.connectionClosed) }
         continuation = nil
         stream?.close()
     }

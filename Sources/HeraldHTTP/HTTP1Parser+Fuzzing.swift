@@ -63,7 +63,7 @@
     }
 
     /// Piece sizes drawn from a generator seeded by the input, so a crash file replays the same split.
-    private static func pieceSizes(for data: UnsafeRawBufferPointer) -> [Int] {
+    static func pieceSizes(for data: UnsafeRawBufferPointer) -> [Int] {
         var state: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a offset basis
         for byte in data { state = (state ^ UInt64(byte)) &* 0x100_0000_01b3 }
         var sizes: [Int] = []
