@@ -89,6 +89,29 @@ import HeraldTestSupport
         #expect(verified.status == 0, "\(String(decoding: verified.error, as: UTF8.self))")
     }
 
+    @Test func batchesToOneHTTPSReceiverShareOneConnectionAndOneHandshake() async throws {
+        let ca = try CertificateAuthority.makeSelfSigned(commonName: "Webhook Test CA", now: Date())
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-webhook-ca-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let caFile = dir.appendingPathComponent("ca.pem").path
+        try ca.certificate.pem.write(toFile: caFile, atomically: true, encoding: .utf8)
+        let receiver = try await WebhookReceiver(tls: TLSServerConfiguration(identity: try ca.issueServerCertificate(now: Date()), alpn: ["http/1.1"]))
+        let (t, app) = try await setUp(configure: { $0.webhooks.caFile = caFile })
+        _ = try await createWebhook(t, app, url: receiver.url, events: ["push.done"])
+
+        for _ in 0..<3 {
+            _ = try await pushAndFinish(t, app)
+            try await t.service.webhookWorker.runUntilIdle()
+        }
+        await receiver.stop()
+
+        #expect(receiver.received.map(\.status) == [200, 200, 200])
+        #expect(receiver.acknowledged.count == 3)
+        let connections = t.service.webhookWorker.sender.connections
+        #expect(connections.opened == 1 && connections.reused == 2, "opened \(connections.opened), reused \(connections.reused)")
+    }
+
     @Test func withoutTheCAAnHTTPSReceiverIsNotTrustedAndTheAttemptSaysWhy() async throws {
         let ca = try CertificateAuthority.makeSelfSigned(commonName: "Unknown CA", now: Date())
         let receiver = try await WebhookReceiver(tls: TLSServerConfiguration(identity: try ca.issueServerCertificate(now: Date()), alpn: ["http/1.1"]))

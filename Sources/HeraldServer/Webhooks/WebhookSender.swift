@@ -5,13 +5,16 @@ import HeraldIO
 import HeraldJSON
 import HeraldStore
 
-/// Builds, signs and POSTs one webhook delivery. One connection per POST (receivers are few and batches
-/// large); redirects are not followed (a 3xx is a failed attempt); the answer's body is read only up to
-/// `WebhookAttemptRecord.maxBodyBytes` and the whole exchange is bounded by `webhooks.timeout`.
+/// Builds, signs and POSTs one webhook delivery. Connections to a receiver are kept open between POSTs
+/// (`connections`): a fan-out's failures arrive as thousands of batches, and a connection (with TLS, a
+/// handshake at both ends) per batch cost more than the batch. Redirects are not followed (a 3xx is a failed
+/// attempt); the answer's body is read only up to `WebhookAttemptRecord.maxBodyBytes` and the whole exchange
+/// is bounded by `webhooks.timeout`.
 struct WebhookSender: Sendable {
     private let tls: Result<TLSContext, Error>
     let timeout: Double
     let allowHTTP: Bool
+    let connections = HTTP1ConnectionPool()
 
     init(settings: WebhookSettings) {
         let trust: TLSTrust = settings.caFile.map { .caFile($0) } ?? .system
@@ -77,7 +80,7 @@ struct WebhookSender: Sendable {
         requestHeaders.add("User-Agent", "Herald-Webhooks/1")
         for (name, value) in headers { requestHeaders.add(name, value) }
         let request = HTTPRequest(method: "POST", target: target.target, headers: requestHeaders, body: body)
-        let client = HTTP1Client(host: target.host, port: target.port, tls: tlsContext)
+        let client = HTTP1Client(host: target.host, port: target.port, tls: tlsContext, pool: connections)
         let kept = CappedBytes(limit: WebhookAttemptRecord.maxBodyBytes)
         let limit = timeout
         do {
