@@ -172,6 +172,11 @@ enum PostgresSchema {
                 first_seq bigint NOT NULL, last_seq bigint NOT NULL, seqs bytea NOT NULL);
             CREATE INDEX delivery_journal_push ON delivery_journal(push_id, last_seq);
             """),
+        // A webhook's next batch is formed only when it has no batch of events pending; without this index
+        // the check reads every delivery the webhook had in `push.retentionDays` (SQLite's migration 17).
+        Migration(version: 11, name: "a webhook's pending batch of events found without its history", sql: """
+            CREATE INDEX webhook_deliveries_pending_events ON webhook_deliveries(webhook_id) WHERE state = 'pending' AND kind = 'events';
+            """),
     ]
 
     /// Applies the migrations not yet recorded in `schema_migrations`, each in its own transaction, under

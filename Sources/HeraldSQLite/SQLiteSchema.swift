@@ -189,6 +189,13 @@ enum SQLiteSchema {
         Migration(version: 16, name: "delivery journal in its own file", sql: """
             DROP TABLE delivery_journal;
             """),
+        // A webhook's next batch is formed only when it has no batch of events pending. That check walked
+        // every delivery the webhook ever had (`webhook_deliveries_webhook`), which are kept for
+        // `push.retentionDays`: each claim on the one writer grew with the history, thousands of rows a claim
+        // after a few large fan-outs (docs/performance.md, "Round 24"). The pending one is at most one row here.
+        Migration(version: 17, name: "a webhook's pending batch of events found without its history", sql: """
+            CREATE INDEX webhook_deliveries_pending_events ON webhook_deliveries(webhook_id) WHERE state = 'pending' AND kind = 'events';
+            """),
     ]
 
     /// The delivery journal's own file (`SQLiteStore.journalPath`): seqs APNs accepted of fan-out pages not

@@ -156,16 +156,20 @@ extension SQLiteStore {
         }
     }
 
+    /// Enabled webhooks with events past their last batch and no batch of events pending. The pending check
+    /// is a search of `webhook_deliveries_pending_events` (at most one row per webhook), not of the webhook's
+    /// delivery history.
+    static let webhooksReadyForABatch = """
+        SELECT w.id, w.batched_through FROM webhooks w WHERE w.enabled = 1
+          AND EXISTS (SELECT 1 FROM webhook_events e WHERE e.webhook_id = w.id AND e.seq > w.batched_through)
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.kind = 'events' AND d.state = 'pending')
+        """
+
     public func claimWebhookDeliveries(owner: String, limit: Int, batchSize: Int, leaseUntil: Date, now: Date) async throws -> [ClaimedWebhookDelivery] {
         try await database.write { db in
-            // Batch the next events of each enabled webhook that has none pending.
             // Batch the next events of each enabled webhook that has none pending: a range of seq, so no
             // event row is written again.
-            let ready = try db.all("""
-                SELECT w.id, w.batched_through FROM webhooks w WHERE w.enabled = 1
-                  AND EXISTS (SELECT 1 FROM webhook_events e WHERE e.webhook_id = w.id AND e.seq > w.batched_through)
-                  AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.kind = 'events' AND d.state = 'pending')
-                """) { ($0.text(0), $0.int64(1)) }
+            let ready = try db.all(Self.webhooksReadyForABatch) { ($0.text(0), $0.int64(1)) }
             for (webhookID, after) in ready {
                 guard let batch = try db.first("""
                     SELECT count(*), min(seq), max(seq), min(created_at) FROM
