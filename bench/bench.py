@@ -17,7 +17,8 @@ Rows (see BENCHMARKS.md), one file each in bench/rows/, run in row order (r9 bef
   12. PostgreSQL: import rate (vs 50,000/s), a tag push on PostgreSQL vs SQLite, two nodes vs one (BENCH_PG_N).
   L. Large mode (BENCH_LARGE=1 only): 10,000,000 installations imported and pushed to; rates, memory, disk.
 
-BENCH_QUICK=1 runs a short version (about 2 minutes); BENCH_ROWS=1,6 only some rows.
+BENCH_QUICK=1 runs a short version (about 2 minutes); BENCH_ROWS=1,6 only some rows; BENCH_HERALD=path runs
+another build of herald (an A/B of two builds, each in runs of its own).
 """
 import os, signal, sys
 

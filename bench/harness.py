@@ -8,7 +8,7 @@ import atexit, http.client, importlib.util, json, os, re, shutil, signal, socket
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HERE = os.path.dirname(os.path.abspath(__file__))
-HERALD = os.path.join(ROOT, ".build", "release", "herald")
+HERALD = os.environ.get("BENCH_HERALD") or os.path.join(ROOT, ".build", "release", "herald")
 RESULTS = os.path.join(ROOT, "bench-results")
 VENV = os.path.join(RESULTS, ".venv")
 QUICK = os.environ.get("BENCH_QUICK") == "1"
