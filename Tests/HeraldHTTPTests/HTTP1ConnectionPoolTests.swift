@@ -90,6 +90,10 @@ final class ScriptedHTTPReceiver: Sendable {
 }
 
 @Suite struct HTTP1ConnectionPoolTests {
+    /// Long enough that a loaded machine never closes a connection between two requests of a test; the idle
+    /// timeout has a test of its own.
+    static let patient = Duration.seconds(600)
+
     func post(_ receiver: ScriptedHTTPReceiver, _ pool: HTTP1ConnectionPool, _ body: String) async throws -> (status: Int, body: String) {
         let client = HTTP1Client(host: "127.0.0.1", port: receiver.port, pool: pool)
         let response = try await client.send(HTTPRequest(method: "POST", target: "/hook", headers: ["content-type": "application/json"],
@@ -107,7 +111,7 @@ final class ScriptedHTTPReceiver: Sendable {
             }
         }
         defer { receiver.stop() }
-        let pool = HTTP1ConnectionPool()
+        let pool = HTTP1ConnectionPool(idleTimeout: Self.patient)
         for i in 0..<6 {
             let answer = try await post(receiver, pool, "{\"n\":\(i)}")
             #expect(answer.status == (i % 3 == 2 ? 204 : 200))
@@ -144,7 +148,7 @@ final class ScriptedHTTPReceiver: Sendable {
             connection == 0 && request == 1 ? (nil, true) : (ScriptedHTTPReceiver.ok("ok \(connection).\(request)"), false)
         }
         defer { receiver.stop() }
-        let pool = HTTP1ConnectionPool()
+        let pool = HTTP1ConnectionPool(idleTimeout: Self.patient)
         #expect(try await post(receiver, pool, "first").body == "ok 0.0")
         #expect(try await post(receiver, pool, "second").body == "ok 1.0")
         #expect(receiver.requests.map(\.body) == ["first", "second", "second"])

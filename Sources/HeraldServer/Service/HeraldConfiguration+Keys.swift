@@ -84,6 +84,8 @@ extension HeraldConfiguration {
             default: "128"),
         int("http.maxRequestLineBytes", \.httpLimits.maxRequestLineBytes, "longer request lines get 414", default: "8192 (8 KiB)"),
         number("webhooks.timeout", \.webhooks.timeout, "seconds a webhook receiver has to answer a POST (connect, send, answer)", default: "10 s"),
+        number("webhooks.keepAlive", \.webhooks.keepAlive, "seconds an idle connection to a webhook receiver stays open for the next POST (0: a connection per POST)",
+               default: "4 s", allowZero: true),
         number("webhooks.retryBase", \.webhooks.retryBase, "seconds: first wait before a failed webhook delivery is tried again", default: "5 s"),
         number("webhooks.retryCap", \.webhooks.retryCap, "seconds: longest wait between tries of a webhook delivery", default: "1800 s"),
         number("webhooks.maxAge", \.webhooks.maxAge, "seconds a webhook delivery is retried, counted from its oldest event; then its events are kept as failed",

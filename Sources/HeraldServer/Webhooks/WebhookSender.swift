@@ -6,7 +6,7 @@ import HeraldJSON
 import HeraldStore
 
 /// Builds, signs and POSTs one webhook delivery. Connections to a receiver are kept open between POSTs
-/// (`connections`): a fan-out's failures arrive as thousands of batches, and a connection (with TLS, a
+/// (`connections`, `webhooks.keepAlive`): a fan-out's failures arrive as thousands of batches, and a connection (with TLS, a
 /// handshake at both ends) per batch cost more than the batch. Redirects are not followed (a 3xx is a failed
 /// attempt); the answer's body is read only up to `WebhookAttemptRecord.maxBodyBytes` and the whole exchange
 /// is bounded by `webhooks.timeout`.
@@ -14,13 +14,15 @@ struct WebhookSender: Sendable {
     private let tls: Result<TLSContext, Error>
     let timeout: Double
     let allowHTTP: Bool
-    let connections = HTTP1ConnectionPool()
+    /// Nil when `webhooks.keepAlive` is 0.
+    let connections: HTTP1ConnectionPool?
 
     init(settings: WebhookSettings) {
         let trust: TLSTrust = settings.caFile.map { .caFile($0) } ?? .system
         tls = Result { try TLSContext(client: TLSClientConfiguration(trust: trust, alpn: [])) }
         timeout = settings.timeout
         allowHTTP = settings.allowHttp
+        connections = settings.keepAlive > 0 ? HTTP1ConnectionPool(idleTimeout: .milliseconds(Int64(settings.keepAlive * 1000))) : nil
     }
 
     /// The request body: `{"events":[...]}` with each stored event's data inserted as it is.

@@ -17,6 +17,10 @@ public struct WebhookSettings: Sendable {
     public var pollInterval: Double = 1
     /// `webhooks.concurrency`: POSTs in flight at once (each to a different webhook, or pings and redeliveries).
     public var concurrency: Int = 4
+    /// `webhooks.keepAlive` seconds an idle connection to a receiver stays open for the next POST; 0: a
+    /// connection per POST. Below the 5 s after which Node.js and Apache close idle connections, so a POST
+    /// rarely meets one its receiver is closing.
+    public var keepAlive: Double = 4
 
     public init() {}
 

@@ -65,7 +65,7 @@ public final class WebhookWorker: Sendable {
         }
         wake()
         await loop?.value
-        sender.connections.closeIdle()
+        sender.connections?.closeIdle()
     }
 
     /// Looks at the outbox at once (a ping or redelivery was queued).
