@@ -43,14 +43,21 @@ import HeraldTestSupport
         return id
     }
 
-    @Test func signedBatchesReachAnHTTPSReceiverTrustedThroughAConfiguredCA() async throws {
+    /// A receiver behind https with a certificate from a new CA, whose certificate is in `caFile` (in `dir`,
+    /// which the caller removes).
+    func httpsReceiver() async throws -> (receiver: WebhookReceiver, caFile: String, dir: URL) {
         let ca = try CertificateAuthority.makeSelfSigned(commonName: "Webhook Test CA", now: Date())
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-webhook-ca-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
         let caFile = dir.appendingPathComponent("ca.pem").path
         try ca.certificate.pem.write(toFile: caFile, atomically: true, encoding: .utf8)
         let receiver = try await WebhookReceiver(tls: TLSServerConfiguration(identity: try ca.issueServerCertificate(now: Date()), alpn: ["http/1.1"]))
+        return (receiver, caFile, dir)
+    }
+
+    @Test func signedBatchesReachAnHTTPSReceiverTrustedThroughAConfiguredCA() async throws {
+        let (receiver, caFile, dir) = try await httpsReceiver()
+        defer { try? FileManager.default.removeItem(at: dir) }
         let (t, app) = try await setUp(configure: { $0.webhooks.caFile = caFile })
         let hook = try await createWebhook(t, app, url: receiver.url, events: ["installation.retired", "delivery.failed", "push.done"])
 
@@ -90,13 +97,8 @@ import HeraldTestSupport
     }
 
     @Test func batchesToOneHTTPSReceiverShareOneConnectionAndOneHandshake() async throws {
-        let ca = try CertificateAuthority.makeSelfSigned(commonName: "Webhook Test CA", now: Date())
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-webhook-ca-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let (receiver, caFile, dir) = try await httpsReceiver()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let caFile = dir.appendingPathComponent("ca.pem").path
-        try ca.certificate.pem.write(toFile: caFile, atomically: true, encoding: .utf8)
-        let receiver = try await WebhookReceiver(tls: TLSServerConfiguration(identity: try ca.issueServerCertificate(now: Date()), alpn: ["http/1.1"]))
         // Kept far longer than the default 4 s, which a loaded machine can spend between two pushes of a test.
         let (t, app) = try await setUp(configure: { $0.webhooks.caFile = caFile; $0.webhooks.keepAlive = 600 })
         _ = try await createWebhook(t, app, url: receiver.url, events: ["push.done"])
