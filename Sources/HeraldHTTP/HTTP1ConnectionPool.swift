@@ -26,6 +26,8 @@ public final class HTTP1ConnectionPool: Sendable {
     /// Connections opened, and requests sent on a connection that had already carried one.
     public var opened: Int { counts.withLock { $0.opened } }
     public var reused: Int { counts.withLock { $0.reused } }
+    /// Origins with an idle connection now.
+    var idleOrigins: Int { idle.withLock { $0.count } }
 
     /// Sends `request` on an idle connection to its origin, or on a new one.
     func exchange(_ request: HTTPRequest, host: String, port: Int, tls: TLSContext?, timeout: Duration,
@@ -57,7 +59,10 @@ public final class HTTP1ConnectionPool: Sendable {
 
     /// The most recently used idle connection: the least likely to have been closed by its peer.
     private func take(_ origin: String) -> HTTP1PooledConnection? {
-        idle.withLock { $0[origin]?.popLast() }
+        idle.withLock { d in
+            defer { if d[origin]?.isEmpty == true { d[origin] = nil } }
+            return d[origin]?.popLast()
+        }
     }
 
     /// Takes back a connection after a response that allows another request. False when the origin has
@@ -76,6 +81,7 @@ public final class HTTP1ConnectionPool: Sendable {
         idle.withLock { d in
             guard let i = d[c.origin]?.firstIndex(where: { $0 === c }) else { return false }
             d[c.origin]?.remove(at: i)
+            if d[c.origin]?.isEmpty == true { d[c.origin] = nil }   // origins come and go with webhooks' URLs
             return true
         }
     }

@@ -172,6 +172,7 @@ final class ScriptedHTTPReceiver: Sendable {
         let deadline = ContinuousClock.now + .seconds(20)
         while receiver.closedByClient.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(receiver.closedByClient == [0])
+        #expect(pool.idleOrigins == 0, "an origin without idle connections is forgotten")
         #expect(try await post(receiver, pool, "b").body == "ok 0")
         #expect(receiver.connections == 2)
     }
