@@ -182,7 +182,10 @@ import HeraldStore
     }
 
     @Test func theWALStaysBoundedOverManyCommitsWithReadersAround() async throws {
-        let policy = WALCheckpointer.Policy(passiveFrames: 64, truncateFrames: 256)
+        // The TRUNCATE waits up to 1 s for the readers here rather than the default 100 ms. With the whole suite on
+        // two cores this test once ran 28 times slower than alone, a reader descheduled mid-read outlasted every
+        // 100 ms attempt, and the WAL reached 10,955 frames: that measured the machine, not the mechanism.
+        let policy = WALCheckpointer.Policy(passiveFrames: 64, truncateFrames: 256, truncateWaitMilliseconds: 1_000)
         let (db, path) = try await Self.makeDatabase(policy)
         let reads = Task {
             while !Task.isCancelled {
