@@ -56,6 +56,8 @@ public struct HTTP1Client: Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { cont in
                 loop.execute {
+                    // Cancelled before it started (the handler below ran first): nothing to open.
+                    if exchange.cancelled { return cont.resume(throwing: CancellationError()) }
                     exchange.continuation = cont
                     StreamConnection.connect(host: host, port: port, tls: tls, timeout: timeout, loop: loop, delegate: exchange)
                 }
@@ -108,6 +110,7 @@ private final class ClientExchange: ConnectionDelegate, @unchecked Sendable {
 
     func streamDidBecomeReady(_ stream: StreamConnection) {
         self.stream = stream
+        if done { return stream.close() }   // cancelled while connecting
         stream.write(HTTP1Client.requestBytes(request, hostHeader: hostHeader, keepAlive: false))
     }
 
@@ -122,7 +125,13 @@ private final class ClientExchange: ConnectionDelegate, @unchecked Sendable {
         finish()
     }
 
-    func cancel() { stream?.close() }
+    private(set) var cancelled = false
+
+    /// The task was cancelled: the request ends with `CancellationError`, whatever stage it is at.
+    func cancel() {
+        cancelled = true
+        fail(CancellationError())
+    }
 
     private func finish() {
         guard !done else { return }

@@ -41,6 +41,7 @@ public final class HTTP1ConnectionPool: Sendable {
             } catch HTTP1PooledConnection.Stale.closedBeforeAnswer {
                 counts.withLock { $0.reused -= 1 }   // not reused after all: sent again below
             }
+            try Task.checkCancellation()
         }
         counts.withLock { $0.opened += 1 }
         let fresh = HTTP1PooledConnection(origin: origin, loop: EventLoopGroup.shared.next(), pool: self)
@@ -121,12 +122,24 @@ final class HTTP1PooledConnection: ConnectionDelegate, @unchecked Sendable {
     /// `onBody`). `connecting` opens the connection first. Cancelling the task closes the connection.
     func send(_ request: [UInt8], method: String, onBody: @escaping @Sendable ([UInt8]) -> Void,
               connecting: (host: String, port: Int, tls: TLSContext?, timeout: Duration)? = nil) async throws -> ResponseHead {
-        let id = Mutex(0)
+        // This request's exchange number once it started (0 before), and whether the task was cancelled: the
+        // cancellation handler can run before the request reaches the loop (a task cancelled already), and then
+        // the request must not start at all.
+        let state = Mutex((id: 0, cancelled: false))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (cont: CheckedContinuation<ResponseHead, Error>) in
                 loop.execute { [self] in
+                    let cancelled = state.withLock { s -> Bool in
+                        if !s.cancelled { s.id = exchanges + 1 }
+                        return s.cancelled
+                    }
+                    if cancelled {
+                        // Nothing was sent. A kept connection goes back to the pool (its idle timer still runs);
+                        // a new one was never opened.
+                        if connecting == nil && (closed || pool?.put(self) != true) { close() }
+                        return cont.resume(throwing: CancellationError())
+                    }
                     exchanges += 1
-                    id.withLock { $0 = exchanges }
                     start(Exchange(id: exchanges, request: request, reader: HTTP1ResponseReader(method: method), onBody: onBody, continuation: cont))
                     if let c = connecting {
                         StreamConnection.connect(host: c.host, port: c.port, tls: c.tls, timeout: c.timeout, loop: loop, delegate: self)
@@ -134,9 +147,10 @@ final class HTTP1PooledConnection: ConnectionDelegate, @unchecked Sendable {
                 }
             }
         } onCancel: {
+            let started = state.withLock { s -> Int in s.cancelled = true; return s.id }
+            guard started > 0 else { return }
             loop.execute { [self] in
-                let cancelled = id.withLock { $0 }
-                guard let e = exchange, e.id == cancelled else { return }
+                guard let e = exchange, e.id == started else { return }
                 finish(throwing: CancellationError())
             }
         }
@@ -151,6 +165,8 @@ final class HTTP1PooledConnection: ConnectionDelegate, @unchecked Sendable {
 
     func streamDidBecomeReady(_ stream: StreamConnection) {
         self.stream = stream
+        // Closed while connecting (its request was cancelled): nobody will use it.
+        if closed { return stream.close() }
         if let e = exchange { stream.write(e.request) }
     }
 

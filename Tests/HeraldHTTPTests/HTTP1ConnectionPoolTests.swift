@@ -177,6 +177,50 @@ final class ScriptedHTTPReceiver: Sendable {
         #expect(receiver.connections == 2)
     }
 
+    @Test func anAnswerCutShortFailsInsteadOfPassingForWhole() async throws {
+        let answers = [
+            "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nonly ten b",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\na\r\nonly",
+        ]
+        for answer in answers {
+            let receiver = try ScriptedHTTPReceiver { _, _ in (answer, true) }
+            defer { receiver.stop() }
+            await #expect(throws: HTTP1ResponseReader.Failure.self) { try await post(receiver, HTTP1ConnectionPool(), "{}") }
+            // The one-shot client reads the same way.
+            let client = HTTP1Client(host: "127.0.0.1", port: receiver.port)
+            await #expect(throws: HTTP1ResponseReader.Failure.self) { try await client.send(HTTPRequest(method: "GET", target: "/")) }
+        }
+    }
+
+    @Test func aCancelledRequestEndsAtOnceAndSendsNothingIfNotStarted() async throws {
+        // A receiver that reads requests and never answers.
+        let receiver = try ScriptedHTTPReceiver { _, _ in (nil, false) }
+        defer { receiver.stop() }
+        let pool = HTTP1ConnectionPool(idleTimeout: Self.patient)
+        // Cancelled while waiting for the answer: it ends, and its connection is closed, not kept.
+        let waiting = Task { try await post(receiver, pool, "waits") }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while receiver.requests.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        while receiver.closedByClient.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(receiver.closedByClient == [0])
+        #expect(pool.idleOrigins == 0)
+        // Cancelled before it starts: nothing is sent, by either client.
+        for pooled in [true, false] {
+            let late = Task {
+                while !Task.isCancelled { await Task.yield() }
+                let client = HTTP1Client(host: "127.0.0.1", port: receiver.port, pool: pooled ? pool : nil)
+                return try await client.send(HTTPRequest(method: "POST", target: "/hook", body: Array("late".utf8))).status
+            }
+            late.cancel()
+            await #expect(throws: CancellationError.self) { try await late.value }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(receiver.requests.map(\.body) == ["waits"])
+        #expect(receiver.connections == 1)
+    }
+
     @Test func hostileAnswersFailWithoutHoldingWhatTheySend() async throws {
         let endless = String(repeating: "X-Filler: " + String(repeating: "a", count: 1000) + "\r\n", count: 80)
         let answers = [
@@ -185,6 +229,12 @@ final class ScriptedHTTPReceiver: Sendable {
             "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + String(repeating: "1", count: 5000),   // an endless size line
             "SMTP ready\r\n\r\n",                                                      // not HTTP
             "HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello",  // lengths that disagree
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n7fffffffffffffff\r\n",  // a size that overflows with its CRLF
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-0\r\n\r\n",        // a sign is not a hex digit
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcXY0\r\n\r\n", // no CRLF after the data
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;" + String(repeating: "x", count: 5000) + "\r\n",  // a long line in one piece
+            String(repeating: "HTTP/1.1 100 Continue\r\n\r\n", count: 17) + "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
         ]
         for answer in answers {
             let receiver = try ScriptedHTTPReceiver { _, _ in (answer, false) }
