@@ -136,7 +136,7 @@ final class HTTP1PooledConnection: ConnectionDelegate, @unchecked Sendable {
                     if cancelled {
                         // Nothing was sent. A kept connection goes back to the pool (its idle timer still runs);
                         // a new one was never opened.
-                        if connecting == nil && (closed || pool?.put(self) != true) { close() }
+                        if connecting == nil && !park() { close() }
                         return cont.resume(throwing: CancellationError())
                     }
                     exchanges += 1
@@ -215,19 +215,24 @@ final class HTTP1PooledConnection: ConnectionDelegate, @unchecked Sendable {
             close()
             return e.continuation.resume(throwing: error)
         }
-        if e.reader.keepAlive && !closed, let pool, pool.put(self) {
-            idleTimer = loop.schedule(after: pool.idleTimeout) { [weak self] in
-                guard let self, self.pool?.removeIfIdle(self) ?? true else { return }
-                self.close()
-            }
-        } else {
-            close()
-        }
+        if !(e.reader.keepAlive && park()) { close() }
         if let head = e.reader.head {
             e.continuation.resume(returning: head)
         } else {
             e.continuation.resume(throwing: IOError.connectionClosed)
         }
+    }
+
+    /// Back to the pool, idle for at most `idleTimeout` from now. False when it is closed or the pool has no
+    /// room for it: the caller closes it.
+    private func park() -> Bool {
+        guard !closed, let pool, pool.put(self) else { return false }
+        if let idleTimer { loop.cancelTimer(idleTimer) }   // one that already fired is no longer there
+        idleTimer = loop.schedule(after: pool.idleTimeout) { [weak self] in
+            guard let self, self.pool?.removeIfIdle(self) ?? true else { return }
+            self.close()
+        }
+        return true
     }
 
     func close() {
