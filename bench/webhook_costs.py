@@ -61,12 +61,7 @@ def main():
         _, apps = http_json("GET", f"{serve.url}/v1/apps", key=serve.keys["admin"])
         app_id = apps["apps"][0]["id"]
         serve.import_jsonl(r3.import_file(n, n))
-        revive = os.path.join(WORK, "revive.jsonl")
-        with open(revive, "w") as f:
-            for i in range(n):
-                token = "%064x" % (0x1000000 + i)
-                if r8.answers_410(token):
-                    f.write('{"deviceToken":"%s","environment":"sandbox","tags":["bench"]}\n' % token)
+        revive = r8.revive_file(n)
         status, hook = http_json("POST", f"{serve.url}/v1/apps/{app_id}/webhooks", key=master,
                                  body={"url": f"{scheme}://localhost:{receiver.server_address[1]}/events",
                                        "events": ["installation.retired", "delivery.failed"]})
@@ -104,11 +99,7 @@ def main():
                       f"receiver {mine.user + mine.system - own.user - own.system:.2f} CPU-s, "
                       f"WAL {min(sizes) / 1e6:.0f}-{max(sizes) / 1e6:.0f} MB\n    CPU-s by thread: {groups}", flush=True)
             serve.import_jsonl(revive)
-            deadline = time.time() + 900
-            while time.time() < deadline:
-                if "herald_webhook_events_pending 0\n" in http_json("GET", f"{serve.url}/metrics")[1]:
-                    break
-                time.sleep(0.2)
+            r8.events_received(serve, time.time())
 
         push(False, measured=False)
         for _ in range(args.pairs):

@@ -42,7 +42,7 @@ public struct HTTP1Client: Sendable {
     }
 
     /// Sends `request`; `onBody` gets each piece of the body as it arrives. Returns when the body ends
-    /// or the connection closes. Cancel the calling task to stop early.
+    /// or the connection closes. Cancel the calling task to stop early: it then throws `CancellationError`.
     public func stream(_ request: HTTPRequest, timeout: Duration = .seconds(30),
                        onBody: @escaping @Sendable ([UInt8]) -> Void) async throws -> (status: Int, headers: HTTPHeaders) {
         let head = try await exchange(request, timeout: timeout, onBody: onBody)

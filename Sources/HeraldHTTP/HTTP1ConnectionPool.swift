@@ -15,7 +15,7 @@ import HeraldIO
 public final class HTTP1ConnectionPool: Sendable {
     public let idleTimeout: Duration
     public let maxIdlePerOrigin: Int
-    private let idle = Mutex<[String: [HTTP1PooledConnection]]>([:])
+    private let idle = Mutex<[Origin: [HTTP1PooledConnection]]>([:])
     private let counts = Mutex((opened: 0, reused: 0))
 
     public init(idleTimeout: Duration = .seconds(4), maxIdlePerOrigin: Int = 8) {
@@ -32,7 +32,7 @@ public final class HTTP1ConnectionPool: Sendable {
     /// Sends `request` on an idle connection to its origin, or on a new one.
     func exchange(_ request: HTTPRequest, host: String, port: Int, tls: TLSContext?, timeout: Duration,
                   onBody: @escaping @Sendable ([UInt8]) -> Void) async throws -> ResponseHead {
-        let origin = Self.origin(host: host, port: port, tls: tls)
+        let origin = Origin(host: host, port: port, tls: tls.map(ObjectIdentifier.init))
         let bytes = HTTP1Client.requestBytes(request, hostHeader: "\(host):\(port)", keepAlive: true)
         if let kept = take(origin) {
             counts.withLock { $0.reused += 1 }
@@ -54,12 +54,16 @@ public final class HTTP1ConnectionPool: Sendable {
         for c in all { c.loop.execute { c.close() } }
     }
 
-    static func origin(host: String, port: Int, tls: TLSContext?) -> String {
-        tls.map { "https://\(host):\(port)#\(ObjectIdentifier($0).hashValue)" } ?? "http://\(host):\(port)"
+    /// Where a connection goes: host, port, and the TLS context it was made with (nil: plain HTTP), so a
+    /// connection is never reused under other trust settings than its own.
+    struct Origin: Hashable, Sendable {
+        let host: String
+        let port: Int
+        let tls: ObjectIdentifier?
     }
 
     /// The most recently used idle connection: the least likely to have been closed by its peer.
-    private func take(_ origin: String) -> HTTP1PooledConnection? {
+    private func take(_ origin: Origin) -> HTTP1PooledConnection? {
         idle.withLock { d in
             defer { if d[origin]?.isEmpty == true { d[origin] = nil } }
             return d[origin]?.popLast()
@@ -103,7 +107,7 @@ final class HTTP1PooledConnection: ConnectionDelegate, @unchecked Sendable {
         var answered = false
     }
 
-    let origin: String
+    let origin: HTTP1ConnectionPool.Origin
     let loop: EventLoop
     private weak var pool: HTTP1ConnectionPool?
     private var stream: StreamConnection?
@@ -112,7 +116,7 @@ final class HTTP1PooledConnection: ConnectionDelegate, @unchecked Sendable {
     private var exchanges = 0
     private var idleTimer: TimerID?
 
-    init(origin: String, loop: EventLoop, pool: HTTP1ConnectionPool) {
+    init(origin: HTTP1ConnectionPool.Origin, loop: EventLoop, pool: HTTP1ConnectionPool) {
         self.origin = origin
         self.loop = loop
         self.pool = pool

@@ -221,7 +221,7 @@ final class ScriptedHTTPReceiver: Sendable {
         #expect(receiver.connections == 1)
     }
 
-    @Test func hostileAnswersFailWithoutHoldingWhatTheySend() async throws {
+    @Test func hostileAnswersFailAndTheirConnectionIsNotKept() async throws {
         let endless = String(repeating: "X-Filler: " + String(repeating: "a", count: 1000) + "\r\n", count: 80)
         let answers = [
             "HTTP/1.1 200 OK\r\n" + endless + "\r\n",                                  // a head over 64 KiB

@@ -68,6 +68,29 @@ def answers_410(token):
     return h % 10_000 < UNREGISTERED * 10_000
 
 
+def revive_file(n):
+    """JSON lines registering again the tokens of n installations that the simulator answers 410: after a push
+    retired them, the next push reaches all n again."""
+    path = os.path.join(WORK, "revive.jsonl")
+    with open(path, "w") as f:
+        for i in range(n):
+            token = "%064x" % (0x1000000 + i)
+            if answers_410(token):
+                f.write('{"deviceToken":"%s","environment":"sandbox","tags":["bench"]}\n' % token)
+    return path
+
+
+def events_received(serve, since):
+    """Seconds from `since` until no webhook event waits for its receiver."""
+    deadline = since + 900
+    while time.time() < deadline:
+        status, text = http_json("GET", f"{serve.url}/metrics")
+        if "herald_webhook_events_pending 0\n" in text:
+            return time.time() - since
+        time.sleep(0.2)
+    raise RuntimeError("webhook events still pending 900 s after the push")
+
+
 def run():
     r3 = row3()
     print(f"8. Webhooks: fan-out to {N:,} installations, {UNREGISTERED:.0%} answering 410, with vs without a webhook", flush=True)
@@ -82,12 +105,7 @@ def run():
 
         load(r3.import_file(N, N))
         # Registering a retired token again makes its installation active: the 10% between pushes.
-        revive = os.path.join(WORK, "revive.jsonl")
-        with open(revive, "w") as f:
-            for i in range(N):
-                token = "%064x" % (0x1000000 + i)
-                if answers_410(token):
-                    f.write('{"deviceToken":"%s","environment":"sandbox","tags":["bench"]}\n' % token)
+        revive = revive_file(N)
 
         def fanout():
             """(rate, the push when done, when it was done); the retired tokens are registered again after it."""
@@ -100,17 +118,6 @@ def run():
             finished = time.time()
             load(revive)
             return N / (finished - started), done, finished
-
-        def events_received(since):
-            """Seconds from `since` until no event waits for the receiver. Each push starts with none waiting,
-            so no push is measured with another's events still on their way."""
-            deadline = since + 900
-            while time.time() < deadline:
-                status, text = http_json("GET", f"{serve.url}/metrics")
-                if "herald_webhook_events_pending 0\n" in text:
-                    return time.time() - since
-                time.sleep(0.2)
-            raise RuntimeError("webhook events still pending 900 s after the push")
 
         fanout()   # not measured: see the docstring
         hook_id = None
@@ -129,13 +136,13 @@ def run():
             rate, done, finished = fanout()
             print(f"    {'with' if hooked else 'without'} webhook: {rate:,.0f} devices/s, counts {done['counts']}", flush=True)
             rates[hooked].append(rate)
-            if hooked:
-                lags.append(events_received(finished))
+            if hooked:   # each push starts with no event waiting: none is measured with another's on their way
+                lags.append(events_received(serve, finished))
         with_hook, without = statistics.median(rates[True]), statistics.median(rates[False])
         ratio_row(f"8 fan-out {N:,}, 10% 410: webhook (retired + delivery.failed) vs none", 0.9, round(with_hook),
                   round(without), "no webhook", "devices/s")
         value_row("8 webhook events all received, after the push was done", round(max(lags), 1), "s",
-                  f"the later of two pushes; {receiver.events:,} events in {receiver.posts:,} POSTs; last push {done['counts']}")
+                  f"the longer wait of two pushes; {receiver.events:,} events in {receiver.posts:,} POSTs; last push {done['counts']}")
     finally:
         serve.stop()
         receiver.shutdown()

@@ -6,10 +6,10 @@ import HeraldJSON
 import HeraldStore
 
 /// Builds, signs and POSTs one webhook delivery. Connections to a receiver are kept open between POSTs
-/// (`connections`, `webhooks.keepAlive`): a fan-out's failures arrive as thousands of batches, and a connection (with TLS, a
-/// handshake at both ends) per batch cost more than the batch. Redirects are not followed (a 3xx is a failed
-/// attempt); the answer's body is read only up to `WebhookAttemptRecord.maxBodyBytes` and the whole exchange
-/// is bounded by `webhooks.timeout`.
+/// (`connections`, `webhooks.keepAlive`): a fan-out's failures arrive as thousands of batches, and a
+/// connection (with TLS, a handshake at both ends) per batch cost more than the batch. Redirects are not
+/// followed (a 3xx is a failed attempt); the answer's body is read only up to
+/// `WebhookAttemptRecord.maxBodyBytes` and the whole exchange is bounded by `webhooks.timeout`.
 struct WebhookSender: Sendable {
     private let tls: Result<TLSContext, Error>
     let timeout: Double
