@@ -10,8 +10,8 @@ import HeraldIO
 /// `Connection: close`, a body framed by length or chunks). An idle one is closed after `idleTimeout`, kept
 /// below the 5 s that common servers (Node.js, Apache) wait before closing theirs, so the pool rarely hands
 /// out a connection its peer is closing. When that happens anyway (the peer closed a reused connection before
-/// any byte of an answer) the request is sent once more on a new connection: the peer may then see it twice,
-/// which at-least-once senders such as webhooks allow.
+/// any byte of an answer, or answered it "408 Request Timeout") the request is sent once more on a new
+/// connection: the peer may then see it twice, which at-least-once senders such as webhooks allow.
 public final class HTTP1ConnectionPool: Sendable {
     public let idleTimeout: Duration
     public let maxIdlePerOrigin: Int
@@ -95,7 +95,8 @@ public final class HTTP1ConnectionPool: Sendable {
 /// One connection of an `HTTP1ConnectionPool`: carries one request at a time, then waits in the pool. Confined
 /// to its loop, except `send`, which hops there.
 final class HTTP1PooledConnection: ConnectionDelegate, @unchecked Sendable {
-    /// A reused connection was closed by its peer before any byte of the answer: send the request again on a new one.
+    /// A reused connection was closed by its peer before any byte of the answer, or answered "408 Request
+    /// Timeout": send the request again on a new one.
     enum Stale: Error { case closedBeforeAnswer }
 
     private struct Exchange {
@@ -212,6 +213,12 @@ final class HTTP1PooledConnection: ConnectionDelegate, @unchecked Sendable {
 
     /// Ends the current exchange: with its answer, the connection back in the pool if the answer allows; or
     /// with `error`, the connection closed.
+    ///
+    /// A "408 Request Timeout" on a reused connection is the peer giving up on it while idle, sent before our
+    /// request reached it (a peer that had read the request would answer it): like a close before any answer,
+    /// the request goes again on a new connection. And a connection whose request was not all written when its
+    /// answer came (a peer that answers early, say a 413 before reading the body) is not reused: the rest of
+    /// the body would reach the peer ahead of the next request.
     private func finish(throwing error: Error? = nil) {
         guard let e = exchange else { return }
         exchange = nil
@@ -219,7 +226,12 @@ final class HTTP1PooledConnection: ConnectionDelegate, @unchecked Sendable {
             close()
             return e.continuation.resume(throwing: error)
         }
-        if !(e.reader.keepAlive && park()) { close() }
+        if e.id > 1 && e.reader.head?.status == 408 {
+            close()
+            return e.continuation.resume(throwing: Stale.closedBeforeAnswer)
+        }
+        let written = (stream?.pendingOutput ?? 0) == 0
+        if !(e.reader.keepAlive && written && park()) { close() }
         if let head = e.reader.head {
             e.continuation.resume(returning: head)
         } else {

@@ -17,10 +17,14 @@ final class ScriptedHTTPReceiver: Sendable {
     let port: Int
     private let listener: Int32
     private let script: Script
-    private let state = Mutex((connections: 0, requests: [Seen](), ended: Set<Int>()))
+    private let answersAfterHead: Bool
+    private let state = Mutex((connections: 0, requests: [Seen](), ended: Set<Int>(), stopped: false))
 
-    init(_ script: @escaping Script) throws {
+    /// `answersAfterHead`: answer each request as soon as its head is read, never read its body, and hold the
+    /// connection open until `stop()` (a receiver that refuses a body early).
+    init(answersAfterHead: Bool = false, _ script: @escaping Script) throws {
         self.script = script
+        self.answersAfterHead = answersAfterHead
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var yes: Int32 = 1
         setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -44,7 +48,11 @@ final class ScriptedHTTPReceiver: Sendable {
     }
 
     /// Stops accepting (connections already open run their script to the end).
-    func stop() { shutdown(listener, Int32(SHUT_RDWR)); Glibc.close(listener) }
+    func stop() {
+        state.withLock { $0.stopped = true }
+        shutdown(listener, Int32(SHUT_RDWR))
+        Glibc.close(listener)
+    }
 
     var connections: Int { state.withLock { $0.connections } }
     var requests: [Seen] { state.withLock { $0.requests } }
@@ -69,6 +77,14 @@ final class ScriptedHTTPReceiver: Sendable {
             buffer.removeSubrange(..<headEnd!.upperBound)
             let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
                 .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+            if answersAfterHead {
+                state.withLock { $0.requests.append(Seen(connection: connection, head: head, body: "")) }
+                if let answer = script(connection, request).answer {
+                    _ = answer.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                }
+                while !state.withLock({ $0.stopped }) { usleep(10_000) }
+                return
+            }
             while buffer.count < length {
                 let n = recv(fd, &chunk, chunk.count, 0)
                 if n <= 0 { return }
@@ -154,6 +170,48 @@ final class ScriptedHTTPReceiver: Sendable {
         #expect(receiver.requests.map(\.body) == ["first", "second", "second"])
         #expect(receiver.requests.map(\.connection) == [0, 0, 1])
         #expect(pool.opened == 2)
+    }
+
+    @Test func a408OnAKeptConnectionSendsTheRequestAgainOnANewOne() async throws {
+        // The first connection answers once, then times out while idle as servers do: "408 Request Timeout",
+        // then closed; it arrives after the client sent its second request there.
+        let timedOut = "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+        let receiver = try ScriptedHTTPReceiver { connection, request in
+            connection == 0 && request == 1 ? (timedOut, true) : (ScriptedHTTPReceiver.ok("ok \(connection).\(request)"), false)
+        }
+        defer { receiver.stop() }
+        let pool = HTTP1ConnectionPool(idleTimeout: Self.patient)
+        #expect(try await post(receiver, pool, "first").body == "ok 0.0")
+        #expect(try await post(receiver, pool, "second").body == "ok 1.0")
+        #expect(receiver.requests.map(\.connection) == [0, 0, 1])
+        #expect(pool.opened == 2)
+        // On a new connection a 408 is the receiver's answer to that request, given to the caller.
+        let fresh = try ScriptedHTTPReceiver { _, _ in (timedOut, true) }
+        defer { fresh.stop() }
+        #expect(try await post(fresh, HTTP1ConnectionPool(), "once").status == 408)
+        #expect(fresh.requests.count == 1)
+    }
+
+    @Test func aConnectionAnsweredBeforeItsBodyWasWrittenIsNotReused() async throws {
+        // The receiver answers after the head and never reads the body: 16 MiB cannot all leave the client's
+        // buffers, so the rest of it would reach the receiver ahead of a next request on the same connection.
+        let receiver = try ScriptedHTTPReceiver(answersAfterHead: true) { _, _ in
+            (ScriptedHTTPReceiver.ok("too large"), false)
+        }
+        defer { receiver.stop() }
+        let pool = HTTP1ConnectionPool(idleTimeout: Self.patient)
+        let large = try await post(receiver, pool, String(repeating: "x", count: 16 << 20))
+        #expect(large.status == 200 && large.body == "too large")
+        // Sent behind the rest of the large body, the small request would never be answered: wait 20 s at most.
+        let small = try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask { try await post(receiver, pool, "small").body }
+            group.addTask { try await Task.sleep(for: .seconds(20)); return nil }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+        #expect(small == "too large")
+        #expect(receiver.connections == 2)
+        #expect(pool.reused == 0)
     }
 
     @Test func aNewConnectionClosedWithoutAnAnswerFails() async throws {
