@@ -55,7 +55,7 @@ extension PostgresStore {
     /// after the locks, so it sees a `deleteApp` that committed while this one waited: the lookups find none
     /// of the app's rows, and `insertInstallation` stores nothing for an app that is gone (`notFound`).
     static func lockForUpsert(appID: String, draft: InstallationDraft, _ db: PostgresConnection) throws {
-        let keys = lockKeys(appID: appID, draft: draft).sorted { bytesPrecede(Array($0.utf8), Array($1.utf8)) }
+        let keys = lockKeys(appID: appID, draft: draft).map(ByteKey.init).sorted().map(\.text)
         let locks = ["pg_advisory_xact_lock_shared(hashtextextended($1, 0))"]
             + keys.indices.map { "pg_advisory_xact_lock(hashtextextended($\($0 + 2), 0))" }
         try db.execute("SELECT " + locks.joined(separator: ", "), [.text(appLockKey(appID))] + keys.map { .text($0) })
@@ -68,10 +68,6 @@ extension PostgresStore {
         if let token = draft.deviceToken { keys.append("herald.token:\(appID):\(token)") }
         return keys
     }
-
-    /// The order advisory locks are taken in: their keys' bytes (a `RegistrationBatch` and a lone
-    /// registration must agree, whatever Swift's string comparison makes of non-ASCII).
-    static func bytesPrecede(_ a: [UInt8], _ b: [UInt8]) -> Bool { a.lexicographicallyPrecedes(b) }
 
     /// The advisory lock of an app's registry: shared by registrations, alone for an import or a deletion.
     static func appLockKey(_ appID: String) -> String { "herald.app:" + appID }

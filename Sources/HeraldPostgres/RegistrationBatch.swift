@@ -101,15 +101,12 @@ struct RegistrationBatch: Sendable {
     /// in one round trip, with the transaction's `BEGIN`; each statement's snapshot is taken when it starts,
     /// so the lookups see what was committed before the locks were granted.
     private func lockAndFindStored(_ db: PostgresConnection) throws -> StoredInstallations {
-        // By their bytes, as PostgreSQL compares them: Swift's `String` equality would merge two
-        // canonically equivalent keys into one lock.
-        var apps = Set<[UInt8]>(), keys = Set<[UInt8]>()
+        var apps = Set<ByteKey>(), keys = Set<ByteKey>()
         for r in registrations {
-            apps.insert(Array(PostgresStore.appLockKey(r.appID).utf8))
-            keys.formUnion(PostgresStore.lockKeys(appID: r.appID, draft: r.draft).map { Array($0.utf8) })
+            apps.insert(ByteKey(PostgresStore.appLockKey(r.appID)))
+            keys.formUnion(PostgresStore.lockKeys(appID: r.appID, draft: r.draft).map(ByteKey.init))
         }
-        let ordered = (apps.sorted(by: PostgresStore.bytesPrecede) + keys.sorted(by: PostgresStore.bytesPrecede))
-            .map { String(decoding: $0, as: UTF8.self) }
+        let ordered = (apps.sorted() + keys.sorted()).map(\.text)
         let shared = ordered.indices.map { $0 < apps.count }
         let byApp = writesTogether ? Dictionary(grouping: registrations, by: \.appID).map { ($0.key, $0.value) } : []
         let lookups = byApp.flatMap { app, group in
@@ -233,9 +230,9 @@ struct RegistrationBatch: Sendable {
 
     /// An installation id or a token of an app, by bytes (as PostgreSQL compares them).
     private struct Key: Hashable {
-        let app: [UInt8], isToken: Bool, value: [UInt8]
-        init(_ app: String, iid: String) { (self.app, isToken, value) = (Array(app.utf8), false, Array(iid.utf8)) }
-        init(_ app: String, token: String) { (self.app, isToken, value) = (Array(app.utf8), true, Array(token.utf8)) }
+        let app: ByteKey, isToken: Bool, value: ByteKey
+        init(_ app: String, iid: String) { (self.app, isToken, value) = (ByteKey(app), false, ByteKey(iid)) }
+        init(_ app: String, token: String) { (self.app, isToken, value) = (ByteKey(app), true, ByteKey(token)) }
     }
 
     // The lookups lock every row holding one of the group's keys, a few more than its registrations alone
