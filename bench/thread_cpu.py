@@ -8,21 +8,25 @@ shows what a profiler does not: time spent waiting for a CPU, and a CPU left idl
 Each binary serves from a fresh store; wrk runs 16 connections for WRK_SECONDS (default 5) of each kind after a
 warm-up. Threads are grouped by name: `herald-io-N` are the event loops, `*default-qos*` Swift's pool, and
 `*overcommit*` libdispatch's workers, where SQLite's writer, reader and checkpointer queues run
-(docs/performance.md, "Round 20")."""
+(docs/performance.md, "Round 20"). BENCH_STORE=postgres serves from row 4's durable PostgreSQL cluster instead, where
+libdispatch's workers run the pool's connections (docs/performance.md, "Round 25")."""
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import HERALD, WORK
-from rows.r4_registration import upsert_script
+from rows.r4_registration import PG_SCRIPT, durable_postgres, upsert_script
 from tools import Serve, wrk
 
 SECONDS = int(os.environ.get("WRK_SECONDS", "5"))
-ROLES = [("herald-io-", "event loops"), ("default-qos", "Swift's pool"), ("overcommit", "libdispatch workers (SQLite)"),
+POSTGRES = os.environ.get("BENCH_STORE") == "postgres"
+ROLES = [("herald-io-", "event loops"), ("default-qos", "Swift's pool"),
+         ("overcommit", "libdispatch workers (PostgreSQL's connections)" if POSTGRES else "libdispatch workers (SQLite)"),
          ("initiated-qos", "libdispatch workers (other)")]
 
 
@@ -89,7 +93,8 @@ def measure(serve, kind, url, script):
 def main():
     for binary in sys.argv[1:] or [HERALD]:
         data = tempfile.mkdtemp(dir=WORK)
-        serve = Serve(data, binary=binary)
+        url, directory = durable_postgres() if POSTGRES else (None, None)
+        serve = Serve(data, ["--store-url", url] if url else [], binary=binary)
         try:
             print(binary)
             measure(serve, "registration", f"{serve.url}/v1/installations", upsert_script(serve.keys["client"]))
@@ -97,6 +102,8 @@ def main():
         finally:
             serve.stop()
             shutil.rmtree(data, ignore_errors=True)
+            if directory:
+                subprocess.run([PG_SCRIPT, "stop", directory], capture_output=True)
 
 
 if __name__ == "__main__":
