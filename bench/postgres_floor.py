@@ -3,7 +3,7 @@
 
     python3 bench/postgres_floor.py        # needs swift build -c release, postgresql-15 and pgbench (make deps)
 
-On a durable throwaway cluster (row 4's: fsync and synchronous_commit on) it
+On a durable throwaway cluster (row 12's: fsync and synchronous_commit on) it
 1. runs row 4's load against a `herald serve` on the cluster (wrk, 16 connections, a new device per request) and
    `/healthz`, counting the CPU of herald, of PostgreSQL's processes and of wrk per request;
 2. then, without herald, has pgbench (a C client whose own cost is small, prepared statements) insert the rows a
@@ -23,7 +23,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import WORK
-from rows.r4_registration import PG_SCRIPT, durable_postgres, upsert_script
+from rows.r12_postgres import Postgres, cpu_seconds
+from rows.r4_registration import upsert_script
 from tools import Serve, wrk
 
 SECONDS = int(os.environ.get("WRK_SECONDS", "5"))
@@ -44,44 +45,28 @@ def children_seconds():
     return usage.ru_utime + usage.ru_stime
 
 
-def process_seconds(pids):
-    total = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-        except FileNotFoundError:
-            pass
-    return total / os.sysconf("SC_CLK_TCK")
-
-
-def postgres_pids():
-    out = subprocess.run(["pgrep", "-u", "postgres"], capture_output=True, text=True).stdout
-    return [int(p) for p in out.split()]
-
-
-def measured(run, pids):
+def measured(run, pids=lambda: []):
     """Runs `run` (which returns requests per second over SECONDS); returns the rate and the CPU seconds spent
-    per request by the processes `pids`, by this script's children (wrk) and by the whole machine."""
-    own, children, machine = process_seconds(pids), children_seconds(), busy_seconds()
+    per request by the processes `pids()` (taken before and after: PostgreSQL starts backends as it goes), by this
+    script's children (wrk, pgbench) and by the whole machine."""
+    own, children, machine = cpu_seconds(pids()), children_seconds(), busy_seconds()
     rate = run()
     requests = rate * SECONDS
-    return (rate, (process_seconds(pids) - own) / requests, (children_seconds() - children) / requests,
+    return (rate, (cpu_seconds(pids()) - own) / requests, (children_seconds() - children) / requests,
             (busy_seconds() - machine) / requests)
 
 
-def herald_under_row4(url):
-    serve = Serve(os.path.join(WORK, "serve-floor"), ["--store-url", url])
+def herald_under_row4(cluster):
+    serve = Serve(os.path.join(WORK, "serve-floor"), ["--store-url", cluster.url])
     try:
         script = upsert_script(serve.keys["client"])
         wrk(f"{serve.url}/healthz", 1)   # warm-up
-        pg_before = process_seconds(postgres_pids())
+        pg_before = cpu_seconds(cluster.pids())
         rate, herald, wrk_cpu, machine = measured(
-            lambda: wrk(f"{serve.url}/v1/installations", SECONDS, script), [serve.proc.pid])
-        postgres = (process_seconds(postgres_pids()) - pg_before) / (rate * SECONDS)
+            lambda: wrk(f"{serve.url}/v1/installations", SECONDS, script), lambda: [serve.proc.pid])
+        postgres = (cpu_seconds(cluster.pids()) - pg_before) / (rate * SECONDS)
         healthz, healthz_herald, healthz_wrk, _ = measured(lambda: wrk(f"{serve.url}/healthz", SECONDS),
-                                                           [serve.proc.pid])
+                                                           lambda: [serve.proc.pid])
         return rate, herald, postgres, wrk_cpu, machine, healthz, healthz_herald, healthz_wrk
     finally:
         serve.stop()
@@ -117,9 +102,10 @@ def pgbench_rows(url, script, group):
 
 
 def main():
-    url, directory = durable_postgres()
+    cluster = Postgres()
+    url = cluster.url
     try:
-        rate, herald, postgres, wrk_cpu, machine, healthz, healthz_herald, healthz_wrk = herald_under_row4(url)
+        rate, herald, postgres, wrk_cpu, machine, healthz, healthz_herald, healthz_wrk = herald_under_row4(cluster)
         budget = CORES / (TARGET * healthz)
         print(f"/healthz: {healthz:,.0f}/s; herald {healthz_herald * 1e6:.1f} µs and wrk {healthz_wrk * 1e6:.1f} µs "
               f"of CPU per request", flush=True)
@@ -132,12 +118,12 @@ def main():
         print("PostgreSQL alone (pgbench, 2 clients), new installations with one tag, G per transaction:")
         for group in GROUPS:
             script = insert_script(app, group)
-            rows, _, pgbench, machine = measured(lambda: pgbench_rows(url, script, group), [])
+            rows, _, pgbench, machine = measured(lambda: pgbench_rows(url, script, group))
             floor = machine - pgbench
             print(f"  G={group:>3}: {rows:,.0f} rows/s, PostgreSQL {floor * 1e6:.0f} µs of CPU per row, pgbench "
                   f"{pgbench * 1e6:.0f} µs; the machine {machine * rows:.2f} of {CORES} cores busy", flush=True)
     finally:
-        subprocess.run([PG_SCRIPT, "stop", directory], capture_output=True)
+        cluster.stop()
 
 
 if __name__ == "__main__":
