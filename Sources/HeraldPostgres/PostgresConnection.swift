@@ -19,6 +19,8 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     var isStorageFull: Bool { sqlState == "53100" }
     /// Another transaction changed what this one relied on; running the whole transaction again is safe.
     var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
+    /// Raised by `herald_expect_new` (PostgreSQL migration 12): a registration group sent as all new was not.
+    static let keysNotNew = "HR001"
     /// The server cannot be reached or dropped the connection: libpq's own failures (no SQLSTATE), class 08
     /// (connection exception), and the server shutting down or restarting (57P01-57P03).
     var isConnectionFailure: Bool {
@@ -40,6 +42,9 @@ final class PostgresConnection: @unchecked Sendable {
     /// The transaction's `COMMIT` went with its last statements (`pipeline(_:committing:)`): it is over, and
     /// `transaction` sends no `COMMIT` of its own.
     private var committed = false
+    /// Round trips for statements (pipelines, single statements, scripts; not the one-time `PREPARE` of each):
+    /// tests count a group's.
+    private(set) var roundTrips = 0
 
     /// Connects at once, so a wrong URL or an unreachable server fails when the store opens.
     init(conninfo: String) throws {
@@ -100,6 +105,7 @@ final class PostgresConnection: @unchecked Sendable {
         try refuseAfterCommit(sql)
         try sendDeferredBegin()
         let conn = try live()
+        roundTrips += 1
         let result = PQexec(conn, sql)
         defer { PQclear(result) }
         let status = PQresultStatus(result)
@@ -136,6 +142,7 @@ final class PostgresConnection: @unchecked Sendable {
         if deferredBegin != nil { return try pipeline([Statement(sql, arguments)])[0] }
         let conn = try live()
         let name = try statementName(sql, conn)
+        roundTrips += 1
         let result = Self.withBound(arguments) { count, values, lengths, formats in
             PQexecPrepared(conn, name, count, values, lengths, formats, 0)
         }
@@ -172,6 +179,7 @@ final class PostgresConnection: @unchecked Sendable {
             } == 1
         }
         if committing && sent { sent = PQsendQueryParams(conn, "COMMIT", 0, nil, nil, nil, nil, 0) == 1 }
+        roundTrips += 1
         guard sent, PQpipelineSync(conn) == 1 else {
             // Not all sent: the connection is in no state to go on (it is opened again on its next use).
             let error = failure(nil, sql: statements.first?.sql)

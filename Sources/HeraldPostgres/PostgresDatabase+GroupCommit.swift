@@ -16,7 +16,8 @@ extension PostgresDatabase {
     ///
     /// A group of registrations first runs its `batch` in each run of the transaction, before the writes
     /// (which then find most of their work done; all of it, and the transaction committed, when every
-    /// registration was new or a plain re-registration). Should the batch's own statements fail (a value PostgreSQL
+    /// registration was new or a plain re-registration). A batch expected to be all new that was not
+    /// (`RegistrationBatch.KeysNotNew`: rolled back, nothing written) runs again with its lookups. Should the batch's own statements fail (a value PostgreSQL
     /// refuses, in one registration of the group), the group runs again without it, one write at a time, so
     /// that only the registration at fault fails.
     ///
@@ -33,6 +34,8 @@ extension PostgresDatabase {
                         committed = try batch?.write(connection) ?? false
                     } catch let error as PostgresError where Self.failsTheGroup(error) {
                         throw error
+                    } catch let notNew as RegistrationBatch.KeysNotNew {
+                        throw notNew
                     } catch {
                         throw TheBatchFailed()
                     }
@@ -61,6 +64,8 @@ extension PostgresDatabase {
             } catch is TheBatchFailed {
                 batch?.forget()
                 batch = nil
+            } catch is RegistrationBatch.KeysNotNew {
+                batch = batch?.lookingUpStoredKeys()
             } catch {
                 return error
             }

@@ -30,8 +30,9 @@ public final class PostgresStore: HeraldStorage {
         } catch let error as PostgresError {
             throw PostgresError(sqlState: error.sqlState, message: "\(Self.redacted(url)): \(error.message)")
         }
+        let recent = RecentRegistrations()
         installationWrites = GroupCommit(lanes: Self.registrationLanes(poolSize: poolSize)) { [database] in
-            await database.commitGroup($0, batch: RegistrationBatch($0))
+            await database.commitGroup($0, batch: RegistrationBatch($0, recent: recent))
         }
         let stamp = now.timeIntervalSince1970
         _ = try await database.withConnection { try PostgresSchema.migrate($0, now: stamp) }
