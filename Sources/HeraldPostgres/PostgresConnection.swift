@@ -19,8 +19,6 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     var isStorageFull: Bool { sqlState == "53100" }
     /// Another transaction changed what this one relied on; running the whole transaction again is safe.
     var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
-    /// Raised by `herald_expect_new` (PostgreSQL migration 12): a registration group sent as all new was not.
-    static let keysNotNew = "HR001"
     /// The server cannot be reached or dropped the connection: libpq's own failures (no SQLSTATE), class 08
     /// (connection exception), and the server shutting down or restarting (57P01-57P03).
     var isConnectionFailure: Bool {
@@ -319,6 +317,7 @@ final class PostgresConnection: @unchecked Sendable {
         guard let begin = deferredBegin else { return }
         deferredBegin = nil
         let conn = try live()
+        roundTrips += 1
         let result = PQexec(conn, begin)
         defer { PQclear(result) }
         guard PQresultStatus(result) == PGRES_COMMAND_OK else { throw failure(result, sql: begin) }

@@ -177,18 +177,6 @@ enum PostgresSchema {
         Migration(version: 11, name: "a webhook's pending batch of events found without its history", sql: """
             CREATE INDEX webhook_deliveries_pending_events ON webhook_deliveries(webhook_id) WHERE state = 'pending' AND kind = 'events';
             """),
-        // A group of registrations expected to be all new sends its locks, this check and its insert with the
-        // `COMMIT`, in one round trip (`RegistrationBatch`); the check stops the transaction, before the insert,
-        // when a key is already stored, and the group runs again the usual way. SQL alone cannot raise an error.
-        Migration(version: 12, name: "a registration group's check that its keys are new", sql: """
-            CREATE FUNCTION herald_expect_new(stored bigint) RETURNS bigint LANGUAGE plpgsql AS $$
-            BEGIN
-                IF stored > 0 THEN
-                    RAISE EXCEPTION 'the group names a stored installation id or token' USING ERRCODE = '\(PostgresError.keysNotNew)';
-                END IF;
-                RETURN stored;
-            END $$;
-            """),
     ]
 
     /// Applies the migrations not yet recorded in `schema_migrations`, each in its own transaction, under

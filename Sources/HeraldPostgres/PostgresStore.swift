@@ -14,6 +14,8 @@ public final class PostgresStore: HeraldStorage {
     let database: PostgresDatabase
     /// Registrations and other one-installation writes, committed in groups (`GroupCommit`).
     let installationWrites: GroupCommit<PostgresConnection>
+    /// Which apps' next group of registrations is expected to be all new devices (`RegistrationBatch`).
+    let recentRegistrations: RecentRegistrations
     /// When to analyze a registry that fills from empty (`RegistryStatistics`).
     let registryStatistics = RegistryStatistics()
     let conninfo: String
@@ -31,6 +33,7 @@ public final class PostgresStore: HeraldStorage {
             throw PostgresError(sqlState: error.sqlState, message: "\(Self.redacted(url)): \(error.message)")
         }
         let recent = RecentRegistrations()
+        recentRegistrations = recent
         installationWrites = GroupCommit(lanes: Self.registrationLanes(poolSize: poolSize)) { [database] in
             await database.commitGroup($0, batch: RegistrationBatch($0, recent: recent))
         }

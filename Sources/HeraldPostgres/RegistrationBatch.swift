@@ -54,12 +54,12 @@ final class PendingRegistration: @unchecked Sendable {
 /// names their keys. When the batch wrote every registration of the group, its statements carry the
 /// transaction's `COMMIT`: the whole group is two round trips.
 ///
-/// After a group that was all new devices, the next is expected to be too (`expectsAllNew`,
-/// `RecentRegistrations`): its locks, a check that no stored installation holds one of its keys, and its
-/// insert go with the `COMMIT`, one round trip. If the check finds one, the transaction stops before the
-/// insert and the group runs again as above. Under row 4's load (new devices only) that was 11-15% more
-/// registrations a second and ~11 µs less of PostgreSQL's CPU per registration (docs/performance.md,
-/// "Round 25").
+/// After an app's group that was all new devices, its next is expected to be too (`expectsAllNew`,
+/// `RecentRegistrations`): its locks, and its insert on condition that no stored installation holds one of
+/// its keys, go with the `COMMIT`, one round trip. If one is stored, nothing is inserted, the `COMMIT` ends an
+/// empty transaction and the group runs again as above. Under row 4's load (new devices only) that was
+/// ~7% more registrations a second and ~6 µs less of PostgreSQL's CPU per registration
+/// (docs/performance.md, "Round 25").
 ///
 /// Registrations are written together only in groups of registrations alone (another kind of write may change keys
 /// this batch cannot see; updates and LeanCloud saves count as another kind, though the batch takes their
@@ -90,8 +90,8 @@ struct RegistrationBatch: Sendable {
         writesTogether = registrations.count == writes.count && registrations.allSatisfy(\.insertable)
         guard writes.count >= 2 || writesTogether else { return nil }
         let keys = registrations.flatMap(Self.keys(of:))
-        expectsAllNew = writesTogether && recent?.expectAllNew == true
-            && registrations.allSatisfy { $0.appID == registrations[0].appID } && Set(keys).count == keys.count
+        expectsAllNew = writesTogether && registrations.allSatisfy { $0.appID == registrations[0].appID }
+            && recent?.expectAllNew(appID: registrations[0].appID) == true && Set(keys).count == keys.count
     }
 
     /// A group that was expected to be all new and was not (`KeysNotNew`): the same batch, with its lookups.
@@ -101,8 +101,8 @@ struct RegistrationBatch: Sendable {
         return batch
     }
 
-    /// A group expected to be all new names a stored installation id or token: its transaction was rolled back
-    /// with nothing written, and the group runs again with its lookups (`PostgresDatabase.commitGroup`).
+    /// A group expected to be all new names a stored installation id or token: its transaction committed with
+    /// nothing written, and the group runs again with its lookups (`PostgresDatabase.commitGroup`).
     struct KeysNotNew: Error {}
 
     /// Takes the group's locks and writes what it can of its registrations, in the caller's transaction.
@@ -165,23 +165,25 @@ struct RegistrationBatch: Sendable {
         return PostgresConnection.Statement(Self.lockAll, [PGArray.text(ordered), PGArray.bool(shared)])
     }
 
-    /// A group expected to be all new, in one round trip: its locks, `expectNew` (which stops the transaction
-    /// if a stored installation holds one of its installation ids or tokens: `KeysNotNew`, nothing written)
-    /// and the insert of every registration, then the `COMMIT`. The check's snapshot, like the lookups',
-    /// follows the locks. A registration whose app was deleted meanwhile is not inserted (`appGone`).
+    /// A group expected to be all new, in one round trip: its locks, then the insert of every registration
+    /// on condition that no stored installation holds one of its installation ids or tokens
+    /// (`insertNewIfNoneStored`), then the `COMMIT`. The condition's snapshot, like the lookups', follows the
+    /// locks. If a key is stored, nothing is inserted, the `COMMIT` ends an empty transaction and this throws
+    /// `KeysNotNew`; no error reaches PostgreSQL's log. A registration whose app was deleted meanwhile is not
+    /// inserted (`appGone`).
     private func writeAllNew(_ db: PostgresConnection) throws -> Bool {
-        let app = registrations[0].appID
-        let check = PostgresConnection.Statement(Self.expectNew, [
-            .text(app), PGArray.text(registrations.compactMap(\.draft.installationID)),
-            PGArray.text(registrations.compactMap(\.draft.deviceToken))])
+        let check: [SQLValue] = [.text(registrations[0].appID), PGArray.text(registrations.compactMap(\.draft.installationID)),
+                                 PGArray.text(registrations.compactMap(\.draft.deviceToken))]
         do {
-            let committed = try writeNewAndKnown(db, stored: StoredInstallations(), before: [lockStatement(), check])
+            let committed = try writeNewAndKnown(db, stored: StoredInstallations(), before: [lockStatement()], ifNoneStored: check)
             for r in registrations { r.locked = true }
+            recent?.guessed(wrong: false)
             return committed
-        } catch let error as PostgresError where error.sqlState == PostgresError.keysNotNew {
+        } catch let notNew as KeysNotNew {
             forget()
-            recent?.record(allNew: false)
-            throw KeysNotNew()
+            recent?.guessed(wrong: true)
+            recent?.record(appIDs: [registrations[0].appID], allNew: false)
+            throw notNew
         }
     }
 
@@ -207,8 +209,10 @@ struct RegistrationBatch: Sendable {
     /// Inserts the group's new devices and updates its plain re-registrations (`knownUpdate`), in one round
     /// trip, after the statements `before` (whose results are not kept). Returns true when that committed the
     /// transaction (every registration was one or the other). Records whether every registration was new.
+    /// `ifNoneStored` (app, installation ids, tokens): the insert runs only if no stored installation holds one
+    /// of them; else nothing is written and this throws `KeysNotNew` (`writeAllNew`).
     private func writeNewAndKnown(_ db: PostgresConnection, stored: StoredInstallations,
-                                  before: [PostgresConnection.Statement] = []) throws -> Bool {
+                                  before: [PostgresConnection.Statement] = [], ifNoneStored check: [SQLValue]? = nil) throws -> Bool {
         // Keys registered by an earlier registration of the group (stored ones are in `stored`).
         var taken = Set<Key>()
         var uses: [Key: Int] = [:]
@@ -238,16 +242,21 @@ struct RegistrationBatch: Sendable {
             records[record.id] = (registration, record, tags)
         }
         let allNew = records.count == registrations.count
+        let apps = Set(registrations.map(\.appID))
         guard !records.isEmpty || !known.isEmpty else {
-            recent?.record(allNew: false)
+            recent?.record(appIDs: apps, allNew: false)
             return false
         }
         let committing = records.count + known.count == registrations.count
-        var statements: [PostgresConnection.Statement] = records.isEmpty ? [] : [.init(Self.insertNew, rows.arguments)]
-        statements += known.statements
+        let insert = check.map { PostgresConnection.Statement(Self.insertNewIfNoneStored, rows.arguments + $0) }
+            ?? PostgresConnection.Statement(Self.insertNew, rows.arguments)
+        let statements = (records.isEmpty ? [] : [insert]) + known.statements
         let results = Array(try db.pipeline(before + statements, committing: committing).dropFirst(before.count))
-        recent?.record(allNew: allNew)
-        for (id, seq) in (records.isEmpty ? [] : results[0].rows({ (id: $0.text(0), seq: $0.int64(1)) })) {
+        let inserted = records.isEmpty ? [] : results[0].rows({ (id: $0.optionalText(0), seq: $0.int64(1)) })
+        // `insertNewIfNoneStored` answers a row without an id when a key was stored, and inserted nothing.
+        if inserted.contains(where: { $0.id == nil }) { throw KeysNotNew() }
+        recent?.record(appIDs: apps, allNew: allNew)
+        for case let (id?, seq) in inserted {
             guard let (registration, record, tags) = records[id] else { continue }
             var stored = record
             stored.seq = seq
@@ -347,20 +356,27 @@ struct RegistrationBatch: Sendable {
         FROM unnest($1::text[], $2::boolean[]) AS l(k, s)
         """
 
-    /// How many stored installations of app $1 hold one of the installation ids $2 or tokens $3; through
-    /// `herald_expect_new` (PostgreSQL migration 12), which raises `PostgresError.keysNotNew` when any does.
-    /// Two counts, each shaped as its lookup (`selectByInstallationIDs`, `selectByTokens`), so that each
-    /// walks its own index: with `OR` in one condition the group's generic plan walked every row of the app
-    /// (PostgreSQL's CPU per registration 62-66 -> 189-220 µs under row 4's load).
-    static let expectNew = """
-        SELECT herald_expect_new((SELECT count(*) FROM installations WHERE app_id = $1 AND installation_id = ANY($2::text[]))
-                               + (SELECT count(*) FROM installations WHERE app_id = $1 AND device_token = ANY($3::text[])))
-        """
-
     /// New installations ($1-$22, a column each) and their tags ($23 ids, $24 tags), stored only if their
     /// app still exists; returns the id and `seq` of each one inserted.
-    static let insertNew = """
-        WITH inserted AS (
+    static let insertNew = "WITH " + inserting(onlyIf: "") + " SELECT id, seq FROM inserted"
+
+    /// `insertNew`, only if no stored installation of app $25 holds one of the installation ids $26 or tokens
+    /// $27; when one does, nothing is inserted and the answer is one row without an id. The two counts are
+    /// shaped as the two lookups (`selectByInstallationIDs`, `selectByTokens`) so that each walks its own
+    /// index: with `OR` in one condition the group's generic plan walked every row of the app (PostgreSQL's
+    /// CPU per registration 62-66 -> 189-220 µs under row 4's load). Every part of one statement sees one
+    /// snapshot, so the counts see the stored rows and not the ones this statement inserts.
+    static let insertNewIfNoneStored = """
+        WITH stored AS (
+            SELECT (SELECT count(*) FROM installations WHERE app_id = $25 AND installation_id = ANY($26::text[]))
+                 + (SELECT count(*) FROM installations WHERE app_id = $25 AND device_token = ANY($27::text[])) AS n),
+        """ + inserting(onlyIf: " AND (SELECT n FROM stored) = 0")
+        + " SELECT id, seq FROM inserted UNION ALL SELECT NULL, n FROM stored WHERE n > 0"
+
+    /// The `inserted` and `tagged` parts of a `WITH` that inserts new installations and their tags.
+    private static func inserting(onlyIf condition: String) -> String {
+        """
+        inserted AS (
             INSERT INTO installations (installation_id, device_token, environment, topic, alias, user_id, locale, time_zone,
             badge, app_version, os_version, device_model, properties, active, inactive_reason, inactive_at, updated_at,
             last_seen_at, token_updated_at, id, app_id, created_at)
@@ -370,13 +386,13 @@ struct RegistrationBatch: Sendable {
             AS c(installation_id, device_token, environment, topic, alias, user_id, locale, time_zone, badge, app_version,
                  os_version, device_model, properties, active, inactive_reason, inactive_at, updated_at, last_seen_at,
                  token_updated_at, id, app_id, created_at)
-            WHERE EXISTS (SELECT 1 FROM apps WHERE apps.id = c.app_id)
+            WHERE EXISTS (SELECT 1 FROM apps WHERE apps.id = c.app_id)\(condition)
             RETURNING seq, id, app_id),
         tagged AS (
             INSERT INTO installation_tags (app_id, tag, seq)
             SELECT inserted.app_id, t.tag, inserted.seq FROM inserted JOIN unnest($23::text[], $24::text[]) AS t(id, tag) ON t.id = inserted.id)
-        SELECT id, seq FROM inserted
         """
+    }
 }
 
 /// New installations as `insertNew`'s parameters: a column's values in one array each (the columns a
