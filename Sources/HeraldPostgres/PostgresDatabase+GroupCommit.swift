@@ -17,9 +17,9 @@ extension PostgresDatabase {
     /// A group of registrations first runs its `batch` in each run of the transaction, before the writes
     /// (which then find most of their work done; all of it, and the transaction committed, when every
     /// registration was new or a plain re-registration). A batch expected to be all new that was not
-    /// (`RegistrationBatch.KeysNotNew`: rolled back, nothing written) runs again with its lookups. Should the batch's own statements fail (a value PostgreSQL
-    /// refuses, in one registration of the group), the group runs again without it, one write at a time, so
-    /// that only the registration at fault fails.
+    /// (`RegistrationBatch.KeysNotNew`: nothing written) runs again with its lookups. Should the batch's own
+    /// statements fail (a value PostgreSQL refuses, in one registration of the group), the group runs again
+    /// without it, one write at a time, so that only the registration at fault fails.
     ///
     /// Durability is the same as one transaction per write: callers are answered after `COMMIT` returned,
     /// that is after PostgreSQL flushed the group's WAL (with the server's `synchronous_commit`).
