@@ -14,25 +14,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "rows"))
 import r8_webhooks as r8
 from harness import HERALD, WORK, http_json
+from r12_postgres import cpu_seconds
+from thread_cpu import threads
 from tools import Serve, make_tls
 
 
-def proc_ticks(path):
-    fields = open(path).read().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])
-
-
 def thread_groups(pid):
-    """CPU ticks by thread name, numbers dropped (herald-io-0, herald-io-1 -> herald-io-#)."""
-    groups = {}
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            text = open(f"/proc/{pid}/task/{tid}/stat").read()
-        except OSError:
-            continue
-        name = re.sub(r"[0-9]+$", "#", text[text.index("(") + 1:text.rindex(")")])
-        groups[(tid, name)] = proc_ticks(f"/proc/{pid}/task/{tid}/stat")
-    return groups
+    """CPU ticks by thread, with thread names' numbers dropped (herald-io-0, herald-io-1 -> herald-io-#)."""
+    return {(tid, re.sub(r"[0-9]+$", "#", t[0])): t[1] for tid, t in threads(pid).items()}
 
 
 def written(pid):
@@ -82,7 +71,7 @@ def main():
                     time.sleep(0.05)
             sampler = threading.Thread(target=sample)
             sampler.start()
-            started, cpu, threads, bytes_out, own = time.time(), proc_ticks(f"/proc/{pid}/stat"), thread_groups(pid), written(pid), os.times()
+            started, cpu, before, bytes_out, own = time.time(), cpu_seconds([pid]), thread_groups(pid), written(pid), os.times()
             _, p = http_json("POST", f"{serve.url}/v1/pushes", key=master, body={"target": {"tags": ["bench"]}, "content": {"alert": "hi"}})
             r3.wait_push(serve, p["id"], timeout=1200)
             elapsed, after, mine = time.time() - started, thread_groups(pid), os.times()
@@ -91,10 +80,10 @@ def main():
             if measured:
                 by_group = {}
                 for (tid, name), ticks in after.items():
-                    by_group[name] = by_group.get(name, 0) + ticks - threads.get((tid, name), 0)
+                    by_group[name] = by_group.get(name, 0) + ticks - before.get((tid, name), 0)
                 groups = " ".join(f"{name} {ticks / 100:.2f}" for name, ticks in sorted(by_group.items(), key=lambda g: -g[1]) if ticks)
                 print(f"{'with' if hooked else 'without'} webhook: {n / elapsed:,.0f} devices/s, "
-                      f"{(proc_ticks(f'/proc/{pid}/stat') - cpu) / 100 / n * 1e6:.1f} µs CPU a device, "
+                      f"{(cpu_seconds([pid]) - cpu) / n * 1e6:.1f} µs CPU a device, "
                       f"{(written(pid) - bytes_out) / n:,.0f} bytes written a device, "
                       f"receiver {mine.user + mine.system - own.user - own.system:.2f} CPU-s, "
                       f"WAL {min(sizes) / 1e6:.0f}-{max(sizes) / 1e6:.0f} MB\n    CPU-s by thread: {groups}", flush=True)

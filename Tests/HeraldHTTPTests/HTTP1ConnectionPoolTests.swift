@@ -157,11 +157,15 @@ final class ScriptedHTTPReceiver: Sendable {
         #expect(pool.reused == 0)
     }
 
-    @Test func aKeptConnectionClosedBeforeItsAnswerSendsTheRequestAgainOnANewOne() async throws {
-        // The first connection answers once, then reads the second request and closes without a word: what a
-        // server does when its idle timeout and the client's next request cross.
+    static let timedOut = "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+
+    /// The first connection answers once, then gives up on itself as a server does when its idle timeout and the
+    /// client's next request cross: it reads the second request and closes without a word (nil), or answers
+    /// "408 Request Timeout" and closes.
+    @Test(arguments: [nil, timedOut])
+    func aKeptConnectionItsReceiverGaveUpOnSendsTheRequestAgainOnANewOne(lastWord: String?) async throws {
         let receiver = try ScriptedHTTPReceiver { connection, request in
-            connection == 0 && request == 1 ? (nil, true) : (ScriptedHTTPReceiver.ok("ok \(connection).\(request)"), false)
+            connection == 0 && request == 1 ? (lastWord, true) : (ScriptedHTTPReceiver.ok("ok \(connection).\(request)"), false)
         }
         defer { receiver.stop() }
         let pool = HTTP1ConnectionPool(idleTimeout: Self.patient)
@@ -172,24 +176,11 @@ final class ScriptedHTTPReceiver: Sendable {
         #expect(pool.opened == 2)
     }
 
-    @Test func a408OnAKeptConnectionSendsTheRequestAgainOnANewOne() async throws {
-        // The first connection answers once, then times out while idle as servers do: "408 Request Timeout",
-        // then closed; it arrives after the client sent its second request there.
-        let timedOut = "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
-        let receiver = try ScriptedHTTPReceiver { connection, request in
-            connection == 0 && request == 1 ? (timedOut, true) : (ScriptedHTTPReceiver.ok("ok \(connection).\(request)"), false)
-        }
+    @Test func a408OnANewConnectionIsTheAnswer() async throws {
+        let receiver = try ScriptedHTTPReceiver { _, _ in (Self.timedOut, true) }
         defer { receiver.stop() }
-        let pool = HTTP1ConnectionPool(idleTimeout: Self.patient)
-        #expect(try await post(receiver, pool, "first").body == "ok 0.0")
-        #expect(try await post(receiver, pool, "second").body == "ok 1.0")
-        #expect(receiver.requests.map(\.connection) == [0, 0, 1])
-        #expect(pool.opened == 2)
-        // On a new connection a 408 is the receiver's answer to that request, given to the caller.
-        let fresh = try ScriptedHTTPReceiver { _, _ in (timedOut, true) }
-        defer { fresh.stop() }
-        #expect(try await post(fresh, HTTP1ConnectionPool(), "once").status == 408)
-        #expect(fresh.requests.count == 1)
+        #expect(try await post(receiver, HTTP1ConnectionPool(), "once").status == 408)
+        #expect(receiver.requests.count == 1)
     }
 
     @Test func aConnectionAnsweredBeforeItsBodyWasWrittenIsNotReused() async throws {

@@ -103,8 +103,7 @@ import Testing
         #expect(late[0].appGone && late[0].inserted == nil)
     }
 
-    @Test(.enabled(if: TestPostgres.url != nil, TestPostgres.skipReason))
-    func onlyAGroupOfOneAppNamingEachKeyOnceIsExpectedNew() throws {
+    @Test func onlyAGroupOfOneAppNamingEachKeyOnceIsExpectedNew() throws {
         let recent = RecentRegistrations()
         recent.record(appIDs: ["app1", "app2"], allNew: true)
         #expect(try batch(pending(["a", "b"], ids: "n"), recent).expectsAllNew)
